@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Turns a Guacamole byte stream, fed in chunks split anywhere, into decoded {@link Instruction}s.
@@ -23,23 +24,42 @@ public final class GuacamoleParser {
 
     /** Feeds a chunk; every instruction it completes goes to {@code sink}, in order. */
     public void feed(byte[] bytes, int offset, int length, Consumer<Instruction> sink) throws WireFormatException {
+        feedUntil(bytes, offset, length, instruction -> {
+            sink.accept(instruction);
+            return true;
+        });
+    }
+
+    /**
+     * Feeds a chunk until {@code sink} answers false, so that a caller can hand the rest of the stream, byte for
+     * byte, to somebody else (the end of a handshake).
+     *
+     * @return the index just past the instruction that stopped it, or {@code offset + length}
+     */
+    public int feedUntil(byte[] bytes, int offset, int length, Predicate<Instruction> sink)
+            throws WireFormatException {
         int i = offset;
         int to = offset + length;
         while (i < to) {
             int end = scanner.scan(bytes, i, to);
             if (end < 0) {
                 keep(bytes, i, to);
-                return;
+                return to;
             }
+            Instruction instruction;
             if (partialLength == 0) {
-                sink.accept(Instruction.decodeValidated(bytes, i, end));
+                instruction = Instruction.decodeValidated(bytes, i, end);
             } else {
                 keep(bytes, i, end);
-                sink.accept(Instruction.decodeValidated(partial, 0, partialLength));
+                instruction = Instruction.decodeValidated(partial, 0, partialLength);
                 partialLength = 0;
             }
             i = end;
+            if (!sink.test(instruction)) {
+                return i;
+            }
         }
+        return to;
     }
 
     public void feed(byte[] bytes, Consumer<Instruction> sink) throws WireFormatException {

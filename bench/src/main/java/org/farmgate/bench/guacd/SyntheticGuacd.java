@@ -1,0 +1,70 @@
+package org.farmgate.bench.guacd;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A stand-in for guacd 1.6.0 that speaks its protocol exactly as the project's transcripts show, for tests (no
+ * guacd package exists for these machines) and for load far beyond what real guacds on one host could take.
+ * See {@link SyntheticConnection} for what each connection does.
+ */
+public final class SyntheticGuacd {
+
+    private final NetServer server;
+    private final List<SyntheticConnection> connections = new CopyOnWriteArrayList<>();
+    private final boolean recordConnections;
+
+    private SyntheticGuacd(NetServer server, boolean recordConnections) {
+        this.server = server;
+        this.recordConnections = recordConnections;
+    }
+
+    /**
+     * Listens on {@code host:port} (port 0: any free port).
+     *
+     * @param recordConnections keep every connection for inspection (tests); off for long load runs
+     */
+    public static Future<SyntheticGuacd> start(Vertx vertx, String host, int port, SyntheticGuacdOptions options,
+            boolean recordConnections) {
+        NetServer server = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(port)
+                .setTcpNoDelay(true));
+        SyntheticGuacd guacd = new SyntheticGuacd(server, recordConnections);
+        server.connectHandler(socket -> {
+            SyntheticConnection connection = new SyntheticConnection(vertx, socket, options);
+            if (guacd.recordConnections) {
+                guacd.connections.add(connection);
+            }
+            connection.start();
+        });
+        return server.listen().map(guacd);
+    }
+
+    public static Future<SyntheticGuacd> start(Vertx vertx, SyntheticGuacdOptions options) {
+        return start(vertx, "127.0.0.1", 0, options, true);
+    }
+
+    public int port() {
+        return server.actualPort();
+    }
+
+    /** Every connection so far, oldest first (when recording). */
+    public List<SyntheticConnection> connections() {
+        return List.copyOf(connections);
+    }
+
+    public SyntheticConnection lastConnection() {
+        return connections.isEmpty() ? null : connections.get(connections.size() - 1);
+    }
+
+    public long openConnections() {
+        return connections.stream().filter(SyntheticConnection::isOpen).count();
+    }
+
+    public Future<Void> close() {
+        return server.close();
+    }
+}

@@ -1,0 +1,81 @@
+package org.farmgate.node;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.farmgate.node.auth.Secrets;
+import org.farmgate.node.auth.TokenService;
+import org.farmgate.node.config.ConfigException;
+import org.farmgate.node.config.ConfigSource;
+import org.farmgate.node.config.NodeConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@code java -jar farmgate-node.jar [--config FILE]}: starts a node with the environment's configuration. */
+public final class Main {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        NodeConfig config;
+        try {
+            config = NodeConfig.from(ConfigSource.load(System.getenv(), configFile(args)));
+        } catch (ConfigException e) {
+            System.err.println("configuration error: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+
+        String adminToken = config.adminToken();
+        if (adminToken == null) {
+            adminToken = Secrets.newSecret(TokenService.TOKEN_PREFIX);
+            // Printed once, on the console only: it is the key to this node until GW_ADMIN_TOKEN is set.
+            System.out.println();
+            System.out.println("  GW_ADMIN_TOKEN was not set; this node generated an admin token (shown only now):");
+            System.out.println();
+            System.out.println("      " + adminToken);
+            System.out.println();
+            System.out.println("  Set GW_ADMIN_TOKEN to keep one token across restarts and share it across nodes.");
+            System.out.println();
+        }
+
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
+        GatewayNode node;
+        try {
+            node = GatewayNode.start(vertx, config, adminToken).await(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            System.err.println("could not start the node: " + e.getMessage());
+            vertx.close();
+            System.exit(1);
+            return;
+        }
+        LOG.info("node {} listening on {}:{}, guacd at {}:{}", config.nodeId(), config.httpHost(), node.httpPort(),
+                config.guacdHost(), config.guacdPort());
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("node {} stopping", config.nodeId());
+            node.stop().eventually(vertx::close).onComplete(ignored -> stopped.countDown());
+            try {
+                stopped.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "farmgate-shutdown"));
+    }
+
+    private static Path configFile(String[] args) {
+        for (int i = 0; i < args.length - 1; i++) {
+            if (args[i].equals("--config")) {
+                return Path.of(args[i + 1]);
+            }
+        }
+        String fromEnv = System.getenv(ConfigSource.CONFIG_FILE);
+        return fromEnv == null || fromEnv.isBlank() ? null : Path.of(fromEnv);
+    }
+}

@@ -1,0 +1,45 @@
+package org.farmgate.node.api;
+
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The HTTP surface: body limits, JSON errors for every failure, and each API's routes. */
+public final class ApiRouter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ApiRouter.class);
+
+    private ApiRouter() {
+    }
+
+    public static Router create(Vertx vertx, int maxBodyBytes) {
+        Router router = Router.router(vertx);
+        router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(maxBodyBytes));
+        router.route().failureHandler(ctx -> renderFailure(ctx, maxBodyBytes));
+        router.errorHandler(404, ctx -> Responses.error(ctx, ApiException.notFound("no such resource: "
+                + ctx.request().method() + " " + ctx.request().path())));
+        router.errorHandler(405, ctx -> Responses.error(ctx, new ApiException(405, "method "
+                + ctx.request().method() + " is not allowed on " + ctx.request().path())));
+        return router;
+    }
+
+    private static void renderFailure(RoutingContext ctx, int maxBodyBytes) {
+        Throwable failure = ctx.failure();
+        if (failure instanceof ApiException api) {
+            Responses.error(ctx, api);
+            return;
+        }
+        int status = ctx.statusCode();
+        if (status == 413) {
+            Responses.error(ctx, new ApiException(413, "request body is larger than " + maxBodyBytes + " bytes"));
+        } else if (status >= 400 && status < 500) {
+            Responses.error(ctx, new ApiException(status, "bad request"));
+        } else {
+            LOG.error("unexpected failure on {} {}", ctx.request().method(), ctx.request().path(), failure);
+            Responses.error(ctx, new ApiException(500, "internal error"));
+        }
+    }
+}

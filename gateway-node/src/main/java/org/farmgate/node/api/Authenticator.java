@@ -1,0 +1,62 @@
+package org.farmgate.node.api;
+
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.RoutingContext;
+import java.util.Optional;
+import org.farmgate.model.Role;
+import org.farmgate.node.auth.Identity;
+import org.farmgate.node.auth.TokenService;
+
+/**
+ * Reads the caller's token from {@code Authorization: Bearer} or {@code X-API-Key} and checks roles. The identity
+ * rides on the routing context for the handlers after it.
+ */
+public final class Authenticator {
+
+    private static final String IDENTITY = "farmgate.identity";
+
+    private final TokenService tokens;
+
+    public Authenticator(TokenService tokens) {
+        this.tokens = tokens;
+    }
+
+    /** The identity behind the request's token, if any. */
+    public Optional<Identity> identify(HttpServerRequest request) {
+        return tokens.authenticate(presentedToken(request));
+    }
+
+    /** A route handler that lets through callers with at least {@code role}. */
+    public Handler<RoutingContext> require(Role role) {
+        return ctx -> {
+            Identity identity = ctx.get(IDENTITY);
+            if (identity == null) {
+                identity = identify(ctx.request()).orElseThrow(() -> new ApiException(401,
+                        presentedToken(ctx.request()) == null
+                                ? "missing API token: send 'Authorization: Bearer <token>' or 'X-API-Key: <token>'"
+                                : "invalid or expired API token"));
+                ctx.put(IDENTITY, identity);
+            }
+            if (!identity.role().atLeast(role)) {
+                throw new ApiException(403, "this needs the " + role.wireName() + " role; token '"
+                        + identity.name() + "' has " + identity.role().wireName());
+            }
+            ctx.next();
+        };
+    }
+
+    public static Identity identity(RoutingContext ctx) {
+        return ctx.get(IDENTITY);
+    }
+
+    private static String presentedToken(HttpServerRequest request) {
+        String authorization = request.getHeader("Authorization");
+        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            String token = authorization.substring(7).trim();
+            return token.isEmpty() ? null : token;
+        }
+        String apiKey = request.getHeader("X-API-Key");
+        return apiKey == null || apiKey.isBlank() ? null : apiKey.trim();
+    }
+}

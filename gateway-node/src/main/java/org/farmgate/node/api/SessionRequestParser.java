@@ -1,0 +1,175 @@
+package org.farmgate.node.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.farmgate.model.DisplaySize;
+import org.farmgate.model.Json;
+import org.farmgate.model.Protocol;
+import org.farmgate.model.SessionSpec;
+
+/**
+ * Reads a session creation body into a {@link SessionSpec}, strictly: every field is known, of the right type and
+ * in range, or the answer is a 400 that names it.
+ *
+ * <p>Besides the documented fields, a body may carry guacd connection arguments of the chosen protocol by their
+ * guacd name, with {@code -} or {@code _} ({@code color_depth}, {@code enable-sftp}). Arguments that would let a
+ * caller reach past the target allow-list or write on the gateway host (recording and drive paths, RDP gateways,
+ * VNC repeaters and reverse connections, SFTP to another host, Wake-on-LAN) are refused.
+ */
+public final class SessionRequestParser {
+
+    /** guacd drops an instruction whose element is longer (libguac's GUAC_INSTRUCTION_MAX_LENGTH). */
+    static final int MAX_VALUE_LENGTH = 8192;
+
+    private static final Pattern HOSTNAME = Pattern.compile("[A-Za-z0-9_.:-]{1,253}");
+
+    /** Top-level fields and the guacd argument each one sets. */
+    private static final Map<String, String> CREDENTIAL_FIELDS = Map.of(
+            "username", "username",
+            "password", "password",
+            "private_key", "private-key",
+            "passphrase", "passphrase",
+            "domain", "domain",
+            "security", "security",
+            "ignore_cert", "ignore-cert");
+
+    private static final Set<String> STRUCTURAL_FIELDS = Set.of(
+            "session_type", "hostname", "port", "width", "height", "dpi", "timezone");
+
+    /** Set by the gateway itself, from checked or clamped values. */
+    private static final Set<String> GATEWAY_OWNED = Set.of("hostname", "port", "width", "height", "dpi");
+
+    private static final Set<String> REFUSED_PREFIXES = Set.of("recording-", "typescript-", "create-recording-",
+            "create-typescript-", "wol-", "gateway-", "drive-", "create-drive-");
+
+    private static final Set<String> REFUSED = Set.of("enable-drive", "dest-host", "dest-port", "reverse-connect",
+            "listen-timeout", "audio-servername", "sftp-hostname");
+
+    public SessionSpec parse(String body) {
+        JsonNode root;
+        try {
+            root = Json.mapper().readTree(body == null ? "" : body);
+        } catch (JsonProcessingException e) {
+            throw ApiException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
+        }
+        if (!(root instanceof ObjectNode object)) {
+            throw ApiException.badRequest("request body must be a JSON object");
+        }
+
+        Protocol protocol = Protocol.SSH;
+        JsonNode type = object.get("session_type");
+        if (type != null && !type.isNull()) {
+            try {
+                protocol = Protocol.parse(text(object, "session_type"));
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badRequest("field " + e.getMessage().replace("unknown session_type",
+                        "'session_type': unknown value"));
+            }
+        }
+
+        String hostname = text(object, "hostname");
+        if (hostname == null || hostname.isEmpty()) {
+            throw ApiException.badRequest("field 'hostname' is required");
+        }
+        if (!HOSTNAME.matcher(hostname).matches()) {
+            throw ApiException.badRequest("field 'hostname' must be a host name or an IP address");
+        }
+        int port = integer(object, "port", protocol.defaultPort());
+        if (port < 1 || port > 65535) {
+            throw ApiException.badRequest("field 'port' must be between 1 and 65535, got " + port);
+        }
+        DisplaySize display = DisplaySize.clamped(
+                integer(object, "width", DisplaySize.DEFAULT.width()),
+                integer(object, "height", DisplaySize.DEFAULT.height()),
+                integer(object, "dpi", DisplaySize.DEFAULT.dpi()));
+        String timezone = text(object, "timezone");
+        if (timezone != null) {
+            try {
+                timezone = ZoneId.of(timezone).getId();
+            } catch (DateTimeException e) {
+                throw ApiException.badRequest("field 'timezone' must be an IANA time zone such as Europe/Berlin");
+            }
+        }
+
+        Map<String, String> parameters = new HashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = it.next();
+            String name = field.getKey();
+            if (STRUCTURAL_FIELDS.contains(name) || field.getValue().isNull()) {
+                continue;
+            }
+            String argument = CREDENTIAL_FIELDS.getOrDefault(name, name.replace('_', '-'));
+            boolean credentialField = CREDENTIAL_FIELDS.containsKey(name);
+            if (!protocol.guacdArguments().contains(argument)) {
+                if (credentialField && isEmpty(field.getValue())) {
+                    continue; // e.g. "domain": "" from a client that always sends every field
+                }
+                throw ApiException.badRequest(credentialField
+                        ? "field '" + name + "' does not apply to " + protocol.wireName() + " sessions"
+                        : "unknown field '" + name + "'");
+            }
+            if (!credentialField && isRefused(argument)) {
+                throw ApiException.badRequest("field '" + name + "' is not allowed: it could reach beyond the "
+                        + "allowed networks or write on the gateway host");
+            }
+            parameters.put(argument, scalar(name, field.getValue()));
+        }
+        return new SessionSpec(protocol, hostname, port, display, timezone, parameters);
+    }
+
+    private static boolean isRefused(String argument) {
+        if (GATEWAY_OWNED.contains(argument) || REFUSED.contains(argument)) {
+            return true;
+        }
+        return REFUSED_PREFIXES.stream().anyMatch(argument::startsWith);
+    }
+
+    private static boolean isEmpty(JsonNode value) {
+        return value.isTextual() && value.asText().isEmpty() || value.isBoolean() && !value.asBoolean();
+    }
+
+    private static String scalar(String name, JsonNode value) {
+        String text;
+        if (value.isTextual()) {
+            text = value.asText();
+        } else if (value.isBoolean() || value.isIntegralNumber()) {
+            text = value.asText();
+        } else {
+            throw ApiException.badRequest("field '" + name + "' must be a string, a whole number or a boolean");
+        }
+        if (text.codePointCount(0, text.length()) > MAX_VALUE_LENGTH) {
+            throw ApiException.badRequest("field '" + name + "' is longer than " + MAX_VALUE_LENGTH + " characters");
+        }
+        return text;
+    }
+
+    private static String text(ObjectNode object, String name) {
+        JsonNode value = object.get(name);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isTextual()) {
+            throw ApiException.badRequest("field '" + name + "' must be a string");
+        }
+        return value.asText();
+    }
+
+    private static int integer(ObjectNode object, String name, int fallback) {
+        JsonNode value = object.get(name);
+        if (value == null || value.isNull()) {
+            return fallback;
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
+            throw ApiException.badRequest("field '" + name + "' must be a whole number");
+        }
+        return value.asInt();
+    }
+}

@@ -1,0 +1,93 @@
+package org.farmgate.node.api;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import org.farmgate.model.Json;
+import org.farmgate.model.Role;
+import org.farmgate.node.auth.TicketService;
+import org.farmgate.node.auth.TokenService;
+
+/** {@code /api/tokens} (admin) and {@code /api/ws-ticket} (any token). */
+public final class TokensApi {
+
+    /** Body of {@code POST /api/tokens}. */
+    record CreateToken(@JsonProperty("name") String name, @JsonProperty("role") Role role,
+            @JsonProperty("groups") Set<String> groups, @JsonProperty("expires_at") Instant expiresAt) {
+    }
+
+    private final TokenService tokens;
+    private final TicketService tickets;
+
+    public TokensApi(TokenService tokens, TicketService tickets) {
+        this.tokens = tokens;
+        this.tickets = tickets;
+    }
+
+    public void mount(Router router, Authenticator auth) {
+        router.post("/api/tokens").handler(auth.require(Role.ADMIN)).handler(this::create);
+        router.get("/api/tokens").handler(auth.require(Role.ADMIN)).handler(this::list);
+        router.delete("/api/tokens/:name").handler(auth.require(Role.ADMIN)).handler(this::revoke);
+        router.post("/api/ws-ticket").handler(auth.require(Role.VIEWER)).handler(this::ticket);
+    }
+
+    private void create(RoutingContext ctx) {
+        CreateToken request = readBody(ctx.body().asString(), CreateToken.class);
+        if (request.role() == null) {
+            throw ApiException.badRequest("field 'role' is required (viewer, operator, poweruser or admin)");
+        }
+        TokenService.IssuedToken issued = tokens.create(request.name(), request.role(),
+                request.groups() == null ? Set.of() : request.groups(), request.expiresAt());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", issued.record().name());
+        body.put("role", issued.record().role());
+        body.put("groups", issued.record().groups());
+        body.put("created_at", issued.record().createdAt());
+        body.put("expires_at", issued.record().expiresAt());
+        body.put("token", issued.token());
+        Responses.json(ctx, 201, body);
+    }
+
+    private void list(RoutingContext ctx) {
+        Responses.json(ctx, 200, tokens.list());
+    }
+
+    private void revoke(RoutingContext ctx) {
+        String name = ctx.pathParam("name");
+        if (!tokens.revoke(name)) {
+            throw ApiException.notFound("no token named '" + name + "'");
+        }
+        Responses.noContent(ctx);
+    }
+
+    private void ticket(RoutingContext ctx) {
+        Responses.json(ctx, 200, Map.of("ticket", tickets.issue(Authenticator.identity(ctx))));
+    }
+
+    /** Strict JSON into a record, with a 400 that names the offending field. */
+    static <T> T readBody(String body, Class<T> type) {
+        if (body == null || body.isBlank()) {
+            throw ApiException.badRequest("request body must be a JSON object");
+        }
+        try {
+            return Json.mapper().readValue(body, type);
+        } catch (UnrecognizedPropertyException e) {
+            throw ApiException.badRequest("unknown field '" + e.getPropertyName() + "'");
+        } catch (MismatchedInputException e) {
+            String field = e.getPath().isEmpty() ? null : e.getPath().get(0).getFieldName();
+            String detail = e.getCause() instanceof IllegalArgumentException cause ? cause.getMessage()
+                    : e.getOriginalMessage();
+            throw ApiException.badRequest(field == null ? "request body must be a JSON object"
+                    : "invalid value for field '" + field + "': " + detail);
+        } catch (JsonProcessingException e) {
+            throw ApiException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+}

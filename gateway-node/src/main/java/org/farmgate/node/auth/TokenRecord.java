@@ -1,0 +1,27 @@
+package org.farmgate.node.auth;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.Set;
+import org.farmgate.model.Role;
+
+/** A named API token as stored: its hash, never the token itself. The API shows it without the hash. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record TokenRecord(
+        @JsonProperty("name") String name,
+        @JsonProperty("role") Role role,
+        @JsonProperty("groups") Set<String> groups,
+        @JsonProperty("created_at") Instant createdAt,
+        @JsonProperty("expires_at") Instant expiresAt,
+        @JsonIgnore String hash) {
+
+    public boolean isExpired(Instant now) {
+        return expiresAt != null && !now.isBefore(expiresAt);
+    }
+
+    public Identity identity() {
+        return new Identity(name, role, groups);
+    }
+}

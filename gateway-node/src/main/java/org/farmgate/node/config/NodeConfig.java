@@ -1,0 +1,125 @@
+package org.farmgate.node.config;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.farmgate.model.CostModel;
+import org.farmgate.model.Protocol;
+import org.farmgate.node.target.Cidr;
+import org.farmgate.node.target.TargetPolicy;
+
+/**
+ * A node's settings. Every key is documented in the README's configuration table; defaults make a fresh install
+ * work on one host with a local guacd.
+ */
+public record NodeConfig(
+        String nodeId,
+        String httpHost,
+        int httpPort,
+        String adminToken,
+        String guacdHost,
+        int guacdPort,
+        Duration guacdConnectTimeout,
+        Duration guacdStepTimeout,
+        TargetPolicy targets,
+        Duration pendingTimeout,
+        Duration maxSessionDuration,
+        Duration finishedRetention,
+        int maxSessions,
+        int maxSessionsPerUser,
+        int maxBodyBytes,
+        List<String> allowedOrigins,
+        ZoneId defaultTimezone,
+        int eventLoops,
+        CostModel costModel) {
+
+    public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
+
+    public static NodeConfig from(ConfigSource source) {
+        return new NodeConfig(
+                source.string("GW_NODE_ID", hostName()),
+                source.string("GW_HTTP_HOST", "0.0.0.0"),
+                source.integer("GW_HTTP_PORT", 8080, 0, 65535),
+                source.string("GW_ADMIN_TOKEN", null),
+                source.string("GW_GUACD_HOST", "127.0.0.1"),
+                source.integer("GW_GUACD_PORT", 4822, 1, 65535),
+                Duration.ofMillis(source.integer("GW_GUACD_CONNECT_TIMEOUT_MS", 5000, 1, 600_000)),
+                Duration.ofMillis(source.integer("GW_GUACD_STEP_TIMEOUT_MS", 10_000, 1, 600_000)),
+                targetPolicy(source),
+                Duration.ofSeconds(source.integer("GW_SESSION_PENDING_TIMEOUT_SECS", 60, 1, 86_400)),
+                Duration.ofSeconds(source.integer("GW_SESSION_MAX_DURATION_SECS", 28_800, 1, 30 * 86_400)),
+                Duration.ofSeconds(source.integer("GW_SESSION_RETENTION_SECS", 300, 0, 86_400)),
+                source.integer("GW_MAX_SESSIONS", 500, 1, 1_000_000),
+                source.integer("GW_MAX_SESSIONS_PER_USER", 50, 1, 1_000_000),
+                source.integer("GW_MAX_BODY_BYTES", 65_536, 1024, 16 * 1024 * 1024),
+                source.list("GW_ALLOWED_ORIGINS", List.of()),
+                timezone(source),
+                source.integer("GW_EVENT_LOOPS", Runtime.getRuntime().availableProcessors(), 1, 1024),
+                costModel(source));
+    }
+
+    private static TargetPolicy targetPolicy(ConfigSource source) {
+        Map<Protocol, List<Cidr>> allowed = new EnumMap<>(Protocol.class);
+        for (Protocol protocol : Protocol.values()) {
+            String key = "GW_ALLOWED_NETWORKS_" + protocol.name();
+            List<Cidr> networks = new ArrayList<>();
+            for (String text : source.list(key, LOOPBACK_ONLY)) {
+                try {
+                    networks.add(Cidr.parse(text));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(key + ": " + e.getMessage());
+                }
+            }
+            allowed.put(protocol, List.copyOf(networks));
+        }
+        return new TargetPolicy(allowed);
+    }
+
+    private static ZoneId timezone(ConfigSource source) {
+        String raw = source.string("GW_DEFAULT_TIMEZONE", null);
+        if (raw == null) {
+            return ZoneId.systemDefault();
+        }
+        try {
+            return ZoneId.of(raw);
+        } catch (RuntimeException e) {
+            throw new ConfigException("GW_DEFAULT_TIMEZONE must be an IANA time zone such as Europe/Berlin, got '"
+                    + raw + "'");
+        }
+    }
+
+    private static CostModel costModel(ConfigSource source) {
+        String profile = source.string("GW_COST_PROFILE", "measured");
+        CostModel model = switch (profile) {
+            case "measured" -> CostModel.MEASURED_GUACD_1_6;
+            case "field-freerdp3" -> CostModel.FIELD_FREERDP3;
+            default -> throw new ConfigException("GW_COST_PROFILE must be measured or field-freerdp3, got '"
+                    + profile + "'");
+        };
+        for (Protocol protocol : Protocol.values()) {
+            String key = "GW_COST_" + protocol.name() + "_MB";
+            if (source.isSet(key)) {
+                int flat = source.integer(key, 0, 1, 1_000_000);
+                model = model.with(protocol, new CostModel.Cost(flat, 0));
+            }
+        }
+        return model;
+    }
+
+    private static String hostName() {
+        String fromEnv = System.getenv("HOSTNAME");
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return fromEnv;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "node";
+        }
+    }
+}

@@ -1,0 +1,242 @@
+package org.farmgate.node.tunnel;
+
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.WebSocketBase;
+import io.vertx.core.net.NetSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+import org.farmgate.node.guacd.GuacdConnection;
+import org.farmgate.protocol.GuacamoleParser;
+import org.farmgate.protocol.GuacamoleStatus;
+import org.farmgate.protocol.Instruction;
+import org.farmgate.protocol.InstructionScanner;
+import org.farmgate.protocol.WireFormatException;
+import org.farmgate.protocol.WireLimits;
+
+/**
+ * Relays one WebSocket and its guacd connection both ways, on the WebSocket's event loop.
+ *
+ * <p>Back-pressure follows Vert.x's {@code PipeImpl}: when the destination's write queue is full the source is
+ * paused, and the destination's drain handler resumes it, so a slow browser slows guacd down instead of filling
+ * this node's memory. Towards the client every text message holds whole instructions only (guacamole-common-js
+ * drops a partial one); towards guacd only whole instructions are forwarded, after the tunnel's own internal
+ * instructions (empty opcode) were taken out: a {@code ping} is echoed, the rest dropped.
+ *
+ * <p>guacd's {@code error} is forwarded, then the WebSocket is closed with the error's status as the close reason,
+ * which is where guacamole-common-js looks for it. Whatever ends first, both sides are closed and the listener
+ * hears about it exactly once.
+ */
+public final class Tunnel {
+
+    private static final byte[] ERROR = "error".getBytes(StandardCharsets.US_ASCII);
+    /** An internal instruction whose first argument is "ping"; the lengths make the prefix exact. */
+    private static final byte[] PING = "0.,4.ping".getBytes(StandardCharsets.US_ASCII);
+
+    private final Context context;
+    private final WebSocketBase client;
+    private final NetSocket guacd;
+    private final GuacdConnection connection;
+    private final String tunnelId;
+    private final Consumer<TunnelEnd> listener;
+
+    private final InstructionCutter fromGuacd = new InstructionCutter(WireLimits.FROM_GUACD);
+    private final InstructionCutter fromClient = new InstructionCutter(WireLimits.GUACD_INBOUND);
+
+    private Instruction guacdError;
+    private Buffer toGuacd;
+    private int forwardFrom;
+    private long bytesToClient;
+    private long bytesToGuacd;
+    private boolean ended;
+
+    public Tunnel(Vertx vertx, WebSocketBase client, GuacdConnection connection, String tunnelId,
+            Consumer<TunnelEnd> listener) {
+        this.context = vertx.getOrCreateContext();
+        this.client = client;
+        this.guacd = connection.socket();
+        this.connection = connection;
+        this.tunnelId = tunnelId;
+        this.listener = listener;
+    }
+
+    /** Starts relaying; call on the WebSocket's event loop, right after the handshake succeeded. */
+    public void start() {
+        // Like Apache Guacamole's own tunnel: the first message names the tunnel.
+        client.writeTextMessage(Instruction.of("", tunnelId).encode());
+        guacd.handler(this::onGuacdData);
+        guacd.closeHandler(ignored -> onGuacdClosed());
+        guacd.exceptionHandler(error -> end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(),
+                "guacd connection failed: " + error.getMessage(), true));
+        client.handler(this::onClientData);
+        client.closeHandler(ignored -> end(TunnelEnd.Cause.CLIENT_LEFT, 0, "the client closed the WebSocket", false));
+        client.exceptionHandler(error -> end(TunnelEnd.Cause.CLIENT_LEFT, 0,
+                "the WebSocket failed: " + error.getMessage(), false));
+        if (connection.firstBytes().length() > 0) {
+            onGuacdData(connection.firstBytes());
+        }
+        if (!ended) {
+            guacd.resume();
+            client.resume();
+        }
+    }
+
+    /** Ends the tunnel from outside (DELETE, time limits, shutdown); safe from any thread. */
+    public void terminate(GuacamoleStatus status, String message) {
+        context.runOnContext(ignored -> end(TunnelEnd.Cause.TERMINATED, status.code(), message, true));
+    }
+
+    private void onGuacdData(Buffer chunk) {
+        if (ended) {
+            return;
+        }
+        try {
+            fromGuacd.feed(chunk, this::inspectFromGuacd);
+        } catch (WireFormatException e) {
+            end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(),
+                    "guacd sent malformed data: " + e.getMessage(), true);
+            return;
+        }
+        int complete = fromGuacd.completeLength();
+        if (complete > 0) {
+            client.writeTextMessage(new String(fromGuacd.bytes(), 0, complete, StandardCharsets.UTF_8));
+            bytesToClient += complete;
+        }
+        if (guacdError != null) {
+            endWithGuacdError();
+            return;
+        }
+        if (client.writeQueueFull()) {
+            guacd.pause();
+            client.drainHandler(ignored -> guacd.resume());
+        }
+    }
+
+    private void inspectFromGuacd(byte[] bytes, int start, int end, InstructionScanner scanner) {
+        if (guacdError == null && scanner.completedOpcodeIs(ERROR)) {
+            guacdError = decode(bytes, start, end);
+        }
+    }
+
+    private void endWithGuacdError() {
+        List<String> args = guacdError.args();
+        int status = GuacamoleStatus.UPSTREAM_ERROR.code();
+        if (args.size() > 1) {
+            try {
+                status = Integer.parseInt(args.get(1));
+            } catch (NumberFormatException ignored) {
+                // guacd's status was not a number: report a generic upstream error
+            }
+        }
+        String message = args.isEmpty() ? "" : args.get(0);
+        // The error instruction itself already went to the client with the frame it came in.
+        end(TunnelEnd.Cause.GUACD_ERROR, status, "guacd error " + status + ": " + message, false);
+    }
+
+    private void onGuacdClosed() {
+        if (fromGuacd.isInsideInstruction()) {
+            end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(),
+                    "guacd closed the connection in the middle of an instruction", true);
+        } else {
+            end(TunnelEnd.Cause.GUACD_CLOSED, 0, "guacd closed the connection", false);
+        }
+    }
+
+    private void onClientData(Buffer chunk) {
+        if (ended) {
+            return;
+        }
+        toGuacd = null;
+        forwardFrom = 0;
+        try {
+            fromClient.feed(chunk, this::inspectFromClient);
+        } catch (WireFormatException e) {
+            end(TunnelEnd.Cause.CLIENT_ERROR, GuacamoleStatus.CLIENT_BAD_REQUEST.code(),
+                    "malformed instruction from the client: " + e.getMessage(), true);
+            return;
+        }
+        int complete = fromClient.completeLength();
+        if (forwardFrom == 0) {
+            if (complete > 0) {
+                writeToGuacd(Buffer.buffer(fromClient.bytes()).slice(0, complete));
+            }
+        } else {
+            appendForward(fromClient.bytes(), complete);
+            if (toGuacd != null) {
+                writeToGuacd(toGuacd);
+            }
+        }
+        if (guacd.writeQueueFull()) {
+            client.pause();
+            guacd.drainHandler(ignored -> client.resume());
+        }
+    }
+
+    private void inspectFromClient(byte[] bytes, int start, int end, InstructionScanner scanner) {
+        if (!scanner.completedIsInternal()) {
+            return;
+        }
+        appendForward(bytes, start);
+        forwardFrom = end;
+        if (startsWith(bytes, start, end, PING)) {
+            // The client measures the tunnel's health by this echo; guacd must never see it.
+            client.writeTextMessage(new String(bytes, start, end - start, StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Adds the bytes between the last internal instruction and {@code upTo} to what goes to guacd. */
+    private void appendForward(byte[] bytes, int upTo) {
+        if (upTo > forwardFrom) {
+            if (toGuacd == null) {
+                toGuacd = Buffer.buffer(upTo - forwardFrom);
+            }
+            toGuacd.appendBytes(bytes, forwardFrom, upTo - forwardFrom);
+        }
+    }
+
+    private void writeToGuacd(Buffer data) {
+        bytesToGuacd += data.length();
+        guacd.write(data);
+    }
+
+    private void end(TunnelEnd.Cause cause, int status, String message, boolean sendErrorInstruction) {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        if (!client.isClosed()) {
+            if (status != 0 && sendErrorInstruction) {
+                client.writeTextMessage(Instruction.of("error", message, String.valueOf(status)).encode());
+            }
+            client.close(GuacamoleStatus.webSocketCloseCodeOf(status), String.valueOf(status));
+        }
+        guacd.close();
+        listener.accept(new TunnelEnd(cause, status, message, bytesToClient, bytesToGuacd,
+                fromGuacd.instructions(), fromClient.instructions()));
+    }
+
+    private static Instruction decode(byte[] bytes, int start, int end) {
+        try {
+            List<Instruction> parsed = new GuacamoleParser(WireLimits.FROM_GUACD)
+                    .feed(Arrays.copyOfRange(bytes, start, end));
+            return parsed.get(0);
+        } catch (WireFormatException e) {
+            throw new IllegalStateException("the scanner already validated this instruction", e);
+        }
+    }
+
+    private static boolean startsWith(byte[] bytes, int start, int end, byte[] prefix) {
+        if (end - start < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (bytes[start + i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

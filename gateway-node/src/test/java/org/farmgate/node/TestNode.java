@@ -1,0 +1,148 @@
+package org.farmgate.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.farmgate.bench.guacd.SyntheticGuacd;
+import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.farmgate.model.Json;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.node.config.ConfigSource;
+import org.farmgate.node.config.NodeConfig;
+
+/**
+ * A gateway node on a free port, in front of a synthetic guacd, with blocking helpers for tests. The node and its
+ * peers (guacd, clients) run on separate Vert.x instances, as they would in separate processes.
+ */
+final class TestNode implements AutoCloseable {
+
+    static final String ADMIN = "test-admin-token-0123456789abcdef";
+
+    final Vertx nodeVertx = Vertx.vertx();
+    final Vertx peerVertx = Vertx.vertx();
+    final SyntheticGuacd guacd;
+    final GatewayNode node;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private TestNode(SyntheticGuacdOptions guacdOptions, Map<String, String> settings) throws Exception {
+        guacd = SyntheticGuacd.start(peerVertx, guacdOptions).await(10, TimeUnit.SECONDS);
+        Map<String, String> values = new HashMap<>();
+        values.put("GW_NODE_ID", "test-node");
+        values.put("GW_HTTP_HOST", "127.0.0.1");
+        values.put("GW_HTTP_PORT", "0");
+        values.put("GW_GUACD_PORT", String.valueOf(guacd.port()));
+        values.put("GW_GUACD_STEP_TIMEOUT_MS", "2000");
+        values.put("GW_DEFAULT_TIMEZONE", "UTC");
+        values.putAll(settings);
+        NodeConfig config = NodeConfig.from(new ConfigSource(values));
+        node = GatewayNode.start(nodeVertx, config, ADMIN).await(10, TimeUnit.SECONDS);
+    }
+
+    static TestNode start() throws Exception {
+        return new TestNode(new SyntheticGuacdOptions(), Map.of());
+    }
+
+    static TestNode start(SyntheticGuacdOptions guacdOptions, Map<String, String> settings) throws Exception {
+        return new TestNode(guacdOptions, settings);
+    }
+
+    int port() {
+        return node.httpPort();
+    }
+
+    HttpResponse<String> request(String method, String path, String token, String body) throws Exception {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            builder.header("Authorization", "Bearer " + token);
+        }
+        if (body != null) {
+            builder.header("Content-Type", "application/json");
+        }
+        return http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static JsonNode json(HttpResponse<String> response) throws Exception {
+        return Json.mapper().readTree(response.body());
+    }
+
+    SessionInfo createSession(String token, String body) throws Exception {
+        HttpResponse<String> response = request("POST", "/api/sessions", token, body);
+        assertEquals(201, response.statusCode(), response::body);
+        return Json.mapper().readValue(response.body(), SessionInfo.class);
+    }
+
+    SessionInfo sshSession() throws Exception {
+        return createSession(ADMIN, "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"secret\"}");
+    }
+
+    SessionInfo session(String id) throws Exception {
+        HttpResponse<String> response = request("GET", "/api/sessions/" + id, ADMIN, null);
+        assertEquals(200, response.statusCode(), response::body);
+        return Json.mapper().readValue(response.body(), SessionInfo.class);
+    }
+
+    String ticket(String token) throws Exception {
+        HttpResponse<String> response = request("POST", "/api/ws-ticket", token, null);
+        assertEquals(200, response.statusCode(), response::body);
+        return json(response).get("ticket").asText();
+    }
+
+    String createToken(String name, String role) throws Exception {
+        HttpResponse<String> response = request("POST", "/api/tokens", ADMIN,
+                "{\"name\":\"" + name + "\",\"role\":\"" + role + "\"}");
+        assertEquals(201, response.statusCode(), response::body);
+        return json(response).get("token").asText();
+    }
+
+    /** Attaches with a fresh ticket of the admin token; {@code query} is appended as is. */
+    WsClient attach(SessionInfo session, String query) throws Exception {
+        String uri = session.wsUrl() + "?ticket=" + ticket(ADMIN) + (query.isEmpty() ? "" : "&" + query);
+        return WsClient.connect(peerVertx, port(), uri, null);
+    }
+
+    WsClient attach(SessionInfo session) throws Exception {
+        return attach(session, "");
+    }
+
+    WsClient connectRaw(String uri, MultiMap headers) throws Exception {
+        return WsClient.connect(peerVertx, port(), uri, headers);
+    }
+
+    /** Nothing left behind: no live session on the node, no open guacd connection. */
+    void assertNothingLeaks() throws InterruptedException {
+        await(() -> node.sessions().live().isEmpty(), "live sessions remain: " + node.sessions().live().size());
+        await(() -> guacd.openConnections() == 0, "guacd connections remain open: " + guacd.openConnections());
+    }
+
+    static void await(BooleanSupplier condition, String message) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail(message);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        node.stop().await(10, TimeUnit.SECONDS);
+        nodeVertx.close().await(10, TimeUnit.SECONDS);
+        peerVertx.close().await(10, TimeUnit.SECONDS);
+    }
+}

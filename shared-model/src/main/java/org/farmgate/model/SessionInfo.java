@@ -1,0 +1,57 @@
+package org.farmgate.model;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * What anyone may know about a session: the API's SessionInfo and the session directory's record. It never holds a
+ * credential, so it may travel anywhere (responses, logs, cluster maps).
+ *
+ * @param endReason why a finished session ended, e.g. {@code "guacd error 769: Aborted. See logs."}; null while live
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(value = "ws_url", allowGetters = true)
+public record SessionInfo(
+        @JsonProperty("session_id") String sessionId,
+        @JsonProperty("session_type") Protocol sessionType,
+        @JsonProperty("status") SessionStatus status,
+        @JsonProperty("created_at") Instant createdAt,
+        @JsonProperty("hostname") String hostname,
+        @JsonProperty("port") int port,
+        @JsonProperty("username") String username,
+        @JsonProperty("created_by") String createdBy,
+        @JsonProperty("active_connections") int activeConnections,
+        @JsonProperty("node_id") String nodeId,
+        @JsonProperty("estimated_memory_mb") int estimatedMemoryMb,
+        @JsonProperty("ended_at") Instant endedAt,
+        @JsonProperty("end_reason") String endReason) {
+
+    public SessionInfo {
+        Objects.requireNonNull(sessionId, "sessionId");
+        Objects.requireNonNull(sessionType, "sessionType");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(createdAt, "createdAt");
+    }
+
+    /** Where the browser attaches its WebSocket. */
+    @JsonProperty("ws_url")
+    public String wsUrl() {
+        return "/ws/" + sessionId;
+    }
+
+    public SessionInfo attached() {
+        return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
+                createdBy, 1, nodeId, estimatedMemoryMb, null, null);
+    }
+
+    public SessionInfo ended(SessionStatus finalStatus, Instant at, String reason) {
+        if (finalStatus.isLive()) {
+            throw new IllegalArgumentException("not a final status: " + finalStatus);
+        }
+        return new SessionInfo(sessionId, sessionType, finalStatus, createdAt, hostname, port, username, createdBy,
+                0, nodeId, estimatedMemoryMb, at, reason);
+    }
+}

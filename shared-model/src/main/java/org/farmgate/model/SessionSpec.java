@@ -1,0 +1,34 @@
+package org.farmgate.model;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Everything a node needs to open a session's guacd connection. Holds credentials: it lives only in the memory of
+ * the node that runs the session, and its {@link #toString()} names parameters without their values.
+ *
+ * @param parameters guacd connection arguments by guacd's own name ({@code username}, {@code private-key}, ...),
+ *     without {@code hostname} and {@code port}, which the node fills in with the checked address
+ * @param timezone the client's IANA time zone when it sent one at creation, or null
+ */
+public record SessionSpec(Protocol protocol, String hostname, int port, DisplaySize display, String timezone,
+        Map<String, String> parameters) {
+
+    public SessionSpec {
+        Objects.requireNonNull(protocol, "protocol");
+        Objects.requireNonNull(hostname, "hostname");
+        Objects.requireNonNull(display, "display");
+        parameters = Map.copyOf(parameters);
+    }
+
+    public String username() {
+        return parameters.get("username");
+    }
+
+    @Override
+    public String toString() {
+        return "SessionSpec[" + protocol.wireName() + "://" + hostname + ":" + port + ", " + display.width() + "x"
+                + display.height() + "@" + display.dpi() + ", parameters=" + new TreeMap<>(parameters).keySet() + "]";
+    }
+}
