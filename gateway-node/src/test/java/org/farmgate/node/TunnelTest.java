@@ -20,6 +20,8 @@ import org.farmgate.protocol.GuacdArguments;
 import org.farmgate.protocol.Instruction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The WebSocket tunnel end to end: a real WebSocket client, the node, and a guacd that behaves as the real one. */
 class TunnelTest {
@@ -131,17 +133,22 @@ class TunnelTest {
         assertTrue(ended.endReason().contains("769"), ended.endReason());
     }
 
-    @Test
-    void aClosedTargetPortIsUpstreamError515() throws Exception {
+    @ParameterizedTest(name = "{0} to a closed port: {1}")
+    @CsvSource({"ssh, 515, 1011", "vnc, 519, 1011", "rdp, 519, 1011"})
+    void aClosedTargetPortIsReportedAsGuacdReportsIt(String protocol, String status, short closeCode)
+            throws Exception {
         node = TestNode.start();
-        SessionInfo session = node.createSession(TestNode.ADMIN, "{\"hostname\":\"127.0.0.1\",\"port\":9}");
+        SessionInfo session = node.createSession(TestNode.ADMIN, "{\"session_type\":\"" + protocol
+                + "\",\"hostname\":\"127.0.0.1\",\"port\":9,\"password\":\"x\"}");
         try (WsClient ws = node.attach(session)) {
-            assertEquals("515", ws.awaitInstruction("error").arg(1));
+            assertEquals(status, ws.awaitInstruction("error").arg(1));
             ws.awaitClose();
-            assertEquals("515", ws.closeReason());
-            assertEquals((short) 1011, ws.closeCode());
+            assertEquals(status, ws.closeReason());
+            assertEquals(closeCode, ws.closeCode());
         }
+        // guacd leaves its socket open after reporting the target: the node must close it.
         node.assertNothingLeaks();
+        assertEquals(SessionStatus.ERROR, node.session(session.sessionId()).status());
     }
 
     @Test

@@ -34,6 +34,8 @@ public final class SyntheticConnection {
         SELECT,
         HANDSHAKE,
         READY,
+        /** The target refused: nothing more is sent, the socket stays open until the client closes it. */
+        REFUSED,
         CLOSED
     }
 
@@ -126,7 +128,7 @@ public final class SyntheticConnection {
             parser.feed(bytes, 0, bytes.length, this::onInstruction);
         } catch (WireFormatException e) {
             // guacd: "Instruction parse error" - the user is stopped with a bare disconnect, no error.
-            if (state == State.READY) {
+            if (state == State.READY || state == State.REFUSED) {
                 write("10.disconnect;");
             }
             close();
@@ -137,7 +139,7 @@ public final class SyntheticConnection {
         switch (state) {
             case SELECT -> onSelect(instruction);
             case HANDSHAKE -> onHandshake(instruction);
-            case READY -> onReadyInstruction(instruction);
+            case READY, REFUSED -> onReadyInstruction(instruction);
             default -> {
             }
         }
@@ -197,6 +199,11 @@ public final class SyntheticConnection {
         vertx.setTimer(Math.max(1, options.readyDelay().toMillis()), ignored -> sendReady());
     }
 
+    /**
+     * {@code ready}, then what guacd 1.6.0 was seen to send for the target (captured against OpenSSH, TigerVNC and
+     * xrdp on loopback): the first screen and a stream, or the target's refusal. After refusing, guacd keeps the
+     * socket open until the client closes it, so a gateway that forgets to close it leaks.
+     */
     private void sendReady() {
         if (state != State.READY) {
             return;
@@ -204,26 +211,36 @@ public final class SyntheticConnection {
         List<String> size = handshake.getOrDefault("size", List.of("1024", "768", "96"));
         int width = Integer.parseInt(size.get(0));
         int height = Integer.parseInt(size.get(1));
-        StringBuilder out = new StringBuilder(Instruction.of("ready", connectionId).encode());
-        FirstScreen.of(protocol, width, height, timestamp()).forEach(i -> out.append(i.encode()));
-        options.afterReady().forEach(i -> out.append(i.encode()));
-        write(out.toString());
+        String ready = Instruction.of("ready", connectionId).encode();
         resetIdleTimer();
 
         String port = connectValues.getOrDefault("port", "");
         boolean closedPort = !port.isEmpty() && options.closedPorts().contains(Integer.parseInt(port));
         boolean wrongPassword = options.wrongPassword().equals(connectValues.get("password"));
+        if (closedPort && protocol == Protocol.VNC) {
+            write(ready);
+            refuse(GuacamoleStatus.UPSTREAM_NOT_FOUND, "Aborted. See logs.", false);
+            return;
+        }
+        if (closedPort && protocol == Protocol.RDP) {
+            write(ready + Instruction.of("audio", "1", "audio/L16;rate=44100,channels=2").encode());
+            refuse(GuacamoleStatus.UPSTREAM_NOT_FOUND, "Server refused connection (wrong security type?)", false);
+            return;
+        }
+        if (wrongPassword && protocol == Protocol.VNC) {
+            write(ready);
+            vertx.setTimer(100, ignored -> refuse(GuacamoleStatus.UPSTREAM_NOT_FOUND, "Aborted. See logs.", false));
+            return;
+        }
+        StringBuilder out = new StringBuilder(ready);
+        FirstScreen.of(protocol, width, height, timestamp()).forEach(i -> out.append(i.encode()));
+        options.afterReady().forEach(i -> out.append(i.encode()));
+        write(out.toString());
         if (closedPort) {
-            if (protocol == Protocol.SSH) {
-                abort(GuacamoleStatus.UPSTREAM_ERROR);
-            } else {
-                vertx.setTimer(100, ignored -> abort(GuacamoleStatus.UPSTREAM_NOT_FOUND));
-            }
+            refuse(GuacamoleStatus.UPSTREAM_ERROR, "Aborted. See logs.", true);
         } else if (wrongPassword && protocol == Protocol.SSH) {
             vertx.setTimer(Math.max(1, options.authFailureDelay().toMillis()),
-                    ignored -> abort(GuacamoleStatus.CLIENT_UNAUTHORIZED));
-        } else if (wrongPassword && protocol == Protocol.VNC) {
-            vertx.setTimer(100, ignored -> abort(GuacamoleStatus.UPSTREAM_NOT_FOUND));
+                    ignored -> refuse(GuacamoleStatus.CLIENT_UNAUTHORIZED, "Aborted. See logs.", true));
         } else {
             // RDP with a wrong password streams xrdp's own login screen: no error, like any other session.
             startStream();
@@ -281,12 +298,15 @@ public final class SyntheticConnection {
         write(frame);
     }
 
-    private void abort(GuacamoleStatus status) {
+    /** The target failed: guacd reports it and stops the connection, but leaves the socket to the client. */
+    private void refuse(GuacamoleStatus status, String message, boolean disconnect) {
         if (state != State.READY) {
             return;
         }
-        write(Instruction.of("error", "Aborted. See logs.", String.valueOf(status.code())).encode() + "10.disconnect;");
-        close();
+        state = State.REFUSED;
+        stopTimers();
+        write(Instruction.of("error", message, String.valueOf(status.code())).encode()
+                + (disconnect ? "10.disconnect;" : ""));
     }
 
     private void resetIdleTimer() {
@@ -295,7 +315,12 @@ public final class SyntheticConnection {
         }
         idleTimer = vertx.setTimer(options.idleTimeout().toMillis(), ignored -> {
             idleTimer = -1;
-            abort(GuacamoleStatus.CLIENT_TIMEOUT); // guacd: "User is not responding"
+            if (state == State.READY) {
+                // guacd: "User is not responding" - the user is removed and its socket closed.
+                write(Instruction.of("error", "Aborted. See logs.", String.valueOf(
+                        GuacamoleStatus.CLIENT_TIMEOUT.code())).encode() + "10.disconnect;");
+                close();
+            }
         });
     }
 

@@ -2,7 +2,7 @@ package org.farmgate.node.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -80,7 +80,7 @@ public final class TokensApi {
             return Json.mapper().readValue(body, type);
         } catch (UnrecognizedPropertyException e) {
             throw ApiException.badRequest("unknown field '" + e.getPropertyName() + "'");
-        } catch (MismatchedInputException e) {
+        } catch (JsonMappingException e) {
             String field = e.getPath().isEmpty() ? null : e.getPath().get(0).getFieldName();
             String detail = e.getCause() instanceof IllegalArgumentException cause ? cause.getMessage()
                     : e.getOriginalMessage();
