@@ -45,6 +45,16 @@ public final class SyntheticConnection {
     private final GuacamoleParser parser = new GuacamoleParser(WireLimits.GUACD_INBOUND);
     private final String connectionId = "$" + UUID.randomUUID();
     private final Deque<Buffer> chunkQueue = new ArrayDeque<>();
+    private final RoundTripRecorder recorder;
+    /** Frames whose {@code sync} the client has not answered yet, oldest first, bounded. */
+    private final Map<String, Long> syncsSent = new LinkedHashMap<>(64, 0.75f, false) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > 1024;
+        }
+    };
 
     private State state = State.SELECT;
     private Protocol protocol;
@@ -62,10 +72,11 @@ public final class SyntheticConnection {
     private boolean chunkWriterBusy;
     private boolean socketClosed;
 
-    SyntheticConnection(Vertx vertx, NetSocket socket, SyntheticGuacdOptions options) {
+    SyntheticConnection(Vertx vertx, NetSocket socket, SyntheticGuacdOptions options, RoundTripRecorder recorder) {
         this.vertx = vertx;
         this.socket = socket;
         this.options = options;
+        this.recorder = recorder;
     }
 
     void start() {
@@ -249,6 +260,12 @@ public final class SyntheticConnection {
 
     private void onReadyInstruction(Instruction instruction) {
         resetIdleTimer();
+        if (recorder != null && instruction.opcode().equals("sync") && !instruction.args().isEmpty()) {
+            Long sent = syncsSent.remove(instruction.arg(0));
+            if (sent != null) {
+                recorder.record(System.nanoTime() - sent);
+            }
+        }
         synchronized (this) {
             if (received.size() < MAX_RECORDED) {
                 received.add(instruction);
@@ -290,8 +307,11 @@ public final class SyntheticConnection {
     }
 
     private void writeFrame() {
-        Buffer frame = frameImage.copy().appendString(Instruction.of("sync", String.valueOf(timestamp()), "1")
-                .encode());
+        String timestamp = String.valueOf(timestamp());
+        if (recorder != null) {
+            syncsSent.putIfAbsent(timestamp, System.nanoTime());
+        }
+        Buffer frame = frameImage.copy().appendString(Instruction.of("sync", timestamp, "1").encode());
         synchronized (this) {
             framesSent++;
         }
@@ -312,6 +332,10 @@ public final class SyntheticConnection {
     private void resetIdleTimer() {
         if (idleTimer >= 0) {
             vertx.cancelTimer(idleTimer);
+            idleTimer = -1;
+        }
+        if (options.idleTimeout().isZero()) {
+            return;
         }
         idleTimer = vertx.setTimer(options.idleTimeout().toMillis(), ignored -> {
             idleTimer = -1;

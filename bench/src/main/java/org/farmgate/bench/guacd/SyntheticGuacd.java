@@ -17,6 +17,7 @@ public final class SyntheticGuacd {
     private final NetServer server;
     private final List<SyntheticConnection> connections = new CopyOnWriteArrayList<>();
     private final boolean recordConnections;
+    private final RoundTripRecorder syncRoundTrips = new RoundTripRecorder(100_000);
 
     private SyntheticGuacd(NetServer server, boolean recordConnections) {
         this.server = server;
@@ -34,7 +35,7 @@ public final class SyntheticGuacd {
                 .setTcpNoDelay(true));
         SyntheticGuacd guacd = new SyntheticGuacd(server, recordConnections);
         server.connectHandler(socket -> {
-            SyntheticConnection connection = new SyntheticConnection(vertx, socket, options);
+            SyntheticConnection connection = new SyntheticConnection(vertx, socket, options, guacd.syncRoundTrips);
             if (guacd.recordConnections) {
                 guacd.connections.add(connection);
             }
@@ -58,6 +59,11 @@ public final class SyntheticGuacd {
 
     public SyntheticConnection lastConnection() {
         return connections.isEmpty() ? null : connections.get(connections.size() - 1);
+    }
+
+    /** Time from sending each frame's {@code sync} to the client's answer, as guacd itself tracks its clients. */
+    public RoundTripRecorder syncRoundTrips() {
+        return syncRoundTrips;
     }
 
     public long openConnections() {

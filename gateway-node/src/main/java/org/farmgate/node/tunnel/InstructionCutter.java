@@ -7,9 +7,10 @@ import org.farmgate.protocol.WireFormatException;
 import org.farmgate.protocol.WireLimits;
 
 /**
- * Cuts a byte stream, read in arbitrary chunks, into whole instructions: after each {@link #feed}, the first
- * {@link #completeLength()} bytes of {@link #bytes()} are whole instructions, and the one instruction still
- * incomplete is kept (bounded by the limits) for the next chunk.
+ * Cuts a byte stream, read in arbitrary chunks, into whole instructions: after each {@link #feed}, the bytes
+ * {@code [completeStart, completeEnd)} of {@link #array()} are whole instructions, and the one instruction still
+ * incomplete is kept (bounded by the limits) for the next chunk. Chunks are read in place; only an instruction that
+ * straddles two chunks is copied.
  */
 final class InstructionCutter {
 
@@ -22,8 +23,9 @@ final class InstructionCutter {
 
     private final InstructionScanner scanner;
     private byte[] pending = EMPTY;
-    private byte[] bytes = EMPTY;
-    private int completeLength;
+    private byte[] array = EMPTY;
+    private int completeStart;
+    private int completeEnd;
     private long instructions;
 
     InstructionCutter(WireLimits limits) {
@@ -32,34 +34,49 @@ final class InstructionCutter {
 
     void feed(Buffer chunk, Visitor visitor) throws WireFormatException {
         int carried = pending.length;
+        int from;
+        int to;
         if (carried == 0) {
-            bytes = chunk.getBytes();
+            Bytes.Slice slice = Bytes.of(chunk);
+            array = slice.array();
+            from = slice.offset();
+            to = from + slice.length();
         } else {
-            bytes = Arrays.copyOf(pending, carried + chunk.length());
-            chunk.getBytes(bytes, carried);
+            array = Arrays.copyOf(pending, carried + chunk.length());
+            chunk.getBytes(array, carried);
+            from = carried;
+            to = array.length;
         }
-        int start = 0;
-        int from = carried;
-        while (from < bytes.length) {
-            int end = scanner.scan(bytes, from, bytes.length);
+        int start = from - carried;
+        completeStart = start;
+        while (from < to) {
+            int end = scanner.scan(array, from, to);
             if (end < 0) {
                 break;
             }
             instructions++;
-            visitor.instruction(bytes, start, end, scanner);
+            visitor.instruction(array, start, end, scanner);
             start = end;
             from = end;
         }
-        completeLength = start;
-        pending = start == bytes.length ? EMPTY : Arrays.copyOfRange(bytes, start, bytes.length);
+        completeEnd = start;
+        pending = start == to ? EMPTY : Arrays.copyOfRange(array, start, to);
     }
 
-    byte[] bytes() {
-        return bytes;
+    byte[] array() {
+        return array;
+    }
+
+    int completeStart() {
+        return completeStart;
+    }
+
+    int completeEnd() {
+        return completeEnd;
     }
 
     int completeLength() {
-        return completeLength;
+        return completeEnd - completeStart;
     }
 
     /** Whole instructions seen so far. */

@@ -33,6 +33,8 @@ import org.farmgate.protocol.WireLimits;
 public final class Tunnel {
 
     private static final byte[] ERROR = "error".getBytes(StandardCharsets.US_ASCII);
+    /** One WebSocket frame's worth: the default frame limit of most WebSocket libraries is 64 KiB. */
+    static final int MAX_MESSAGE_BYTES = 65536;
     /** An internal instruction whose first argument is "ping"; the lengths make the prefix exact. */
     private static final byte[] PING = "0.,4.ping".getBytes(StandardCharsets.US_ASCII);
 
@@ -47,6 +49,8 @@ public final class Tunnel {
     private final InstructionCutter fromClient = new InstructionCutter(WireLimits.GUACD_INBOUND);
 
     private Instruction guacdError;
+    private int messageStart;
+    private int messageEnd;
     private Buffer toGuacd;
     private int forwardFrom;
     private long bytesToClient;
@@ -93,6 +97,7 @@ public final class Tunnel {
         if (ended) {
             return;
         }
+        messageStart = -1;
         try {
             fromGuacd.feed(chunk, this::inspectFromGuacd);
         } catch (WireFormatException e) {
@@ -100,10 +105,8 @@ public final class Tunnel {
                     "guacd sent malformed data: " + e.getMessage(), true);
             return;
         }
-        int complete = fromGuacd.completeLength();
-        if (complete > 0) {
-            client.writeTextMessage(new String(fromGuacd.bytes(), 0, complete, StandardCharsets.UTF_8));
-            bytesToClient += complete;
+        if (messageStart >= 0 && messageEnd > messageStart) {
+            sendToClient(fromGuacd.array(), messageStart, messageEnd);
         }
         if (guacdError != null) {
             endWithGuacdError();
@@ -115,10 +118,26 @@ public final class Tunnel {
         }
     }
 
+    /**
+     * Gathers whole instructions into messages of at most {@link #MAX_MESSAGE_BYTES}, so that a client with the
+     * common 64 KiB frame limit (Vert.x, many libraries) accepts them; a longer instruction goes alone.
+     */
     private void inspectFromGuacd(byte[] bytes, int start, int end, InstructionScanner scanner) {
+        if (messageStart < 0) {
+            messageStart = start;
+        } else if (end - messageStart > MAX_MESSAGE_BYTES) {
+            sendToClient(bytes, messageStart, start);
+            messageStart = start;
+        }
+        messageEnd = end;
         if (guacdError == null && scanner.completedOpcodeIs(ERROR)) {
             guacdError = decode(bytes, start, end);
         }
+    }
+
+    private void sendToClient(byte[] bytes, int start, int end) {
+        client.writeFrame(Bytes.textFrame(bytes, start, end - start));
+        bytesToClient += end - start;
     }
 
     private void endWithGuacdError() {
@@ -150,7 +169,7 @@ public final class Tunnel {
             return;
         }
         toGuacd = null;
-        forwardFrom = 0;
+        forwardFrom = -1;
         try {
             fromClient.feed(chunk, this::inspectFromClient);
         } catch (WireFormatException e) {
@@ -159,12 +178,13 @@ public final class Tunnel {
             return;
         }
         int complete = fromClient.completeLength();
-        if (forwardFrom == 0) {
+        if (forwardFrom < 0) {
             if (complete > 0) {
-                writeToGuacd(Buffer.buffer(fromClient.bytes()).slice(0, complete));
+                writeToGuacd(Buffer.buffer(complete).appendBytes(fromClient.array(), fromClient.completeStart(),
+                        complete));
             }
         } else {
-            appendForward(fromClient.bytes(), complete);
+            appendForward(fromClient.array(), fromClient.completeEnd());
             if (toGuacd != null) {
                 writeToGuacd(toGuacd);
             }
@@ -178,6 +198,9 @@ public final class Tunnel {
     private void inspectFromClient(byte[] bytes, int start, int end, InstructionScanner scanner) {
         if (!scanner.completedIsInternal()) {
             return;
+        }
+        if (forwardFrom < 0) {
+            forwardFrom = fromClient.completeStart();
         }
         appendForward(bytes, start);
         forwardFrom = end;

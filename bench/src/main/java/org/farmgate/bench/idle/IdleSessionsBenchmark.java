@@ -1,0 +1,149 @@
+package org.farmgate.bench.idle;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketClientOptions;
+import io.vertx.core.http.WebSocketConnectOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.farmgate.bench.Args;
+import org.farmgate.bench.client.GatewayApi;
+import org.farmgate.bench.client.StreamReader;
+import org.farmgate.bench.guacd.SyntheticGuacd;
+import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.farmgate.bench.node.NodeProcess;
+import org.farmgate.bench.node.ProcessProbe;
+
+/**
+ * What an attached but idle session costs the node: heap after a full GC, native memory (NMT, direct buffers
+ * included), RSS and threads, at 1, 100 and 1000 sessions, against the same node's reading with none.
+ *
+ * <p>Each client behaves as guacamole-common-js does when nothing moves on screen: it answers syncs, pings the
+ * tunnel every 500 ms and sends {@code nop} every 5 s (guacd drops a user silent for 15 s).
+ *
+ * <p>{@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.idle.IdleSessionsBenchmark
+ * [--node-jar PATH] [--counts 1,100,1000]}
+ */
+public final class IdleSessionsBenchmark {
+
+    private static final String TOKEN = "bench-admin-token-0123456789abcdef";
+    private static final String SESSION = "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"bench\"}";
+
+    private final Vertx guacdSide = Vertx.vertx();
+    private final Vertx clientSide = Vertx.vertx();
+    private final List<WebSocket> sockets = new ArrayList<>();
+    private long tick;
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = Args.parse(args);
+        Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
+        List<Integer> counts = new ArrayList<>();
+        for (String count : options.getOrDefault("counts", "1,100,1000").split(",")) {
+            counts.add(Integer.parseInt(count.trim()));
+        }
+        IdleSessionsBenchmark bench = new IdleSessionsBenchmark();
+        try {
+            bench.run(jar, counts);
+        } finally {
+            bench.clientSide.close().await(10, TimeUnit.SECONDS);
+            bench.guacdSide.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void run(Path jar, List<Integer> counts) throws Exception {
+        SyntheticGuacd guacd = SyntheticGuacd.start(guacdSide, "127.0.0.1", 0, new SyntheticGuacdOptions(), false)
+                .await(10, TimeUnit.SECONDS);
+        Path log = Files.createTempFile("farmgate-bench-node", ".log");
+        try (NodeProcess node = NodeProcess.start(jar, Map.of("GW_ADMIN_TOKEN", TOKEN,
+                "GW_GUACD_PORT", String.valueOf(guacd.port()), "GW_NODE_ID", "bench", "GW_LOG_LEVEL", "WARN",
+                "GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000", "GW_SESSION_RETENTION_SECS", "0"),
+                List.of("-Xmx1g", "-XX:NativeMemoryTracking=summary"), log)) {
+            keepAlive();
+            open(node, 20); // warm-up: classes loaded, pools and JIT settled
+            closeAll();
+            Thread.sleep(2000);
+            ProcessProbe.Reading base = ProcessProbe.read(node.pid());
+            System.out.printf("%nIdle attached sessions on one node (node JVM -Xmx1g, %d event loops)%n",
+                    Runtime.getRuntime().availableProcessors());
+            System.out.printf("%-9s %9s %9s %9s %9s %8s | %13s %13s %13s%n", "sessions", "heap MB", "NMT MB",
+                    "direct MB", "RSS MB", "threads", "heap KB/sess", "direct KB/s.", "RSS KB/sess");
+            print(0, base, base);
+            for (int count : counts) {
+                open(node, count);
+                Thread.sleep(3000);
+                ProcessProbe.Reading reading = ProcessProbe.read(node.pid());
+                print(count, reading, base);
+                closeAll();
+                Thread.sleep(3000);
+            }
+        } finally {
+            guacd.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void print(int count, ProcessProbe.Reading r, ProcessProbe.Reading base) {
+        double n = Math.max(1, count);
+        System.out.printf(Locale.ROOT, "%-9d %9.1f %9.1f %9.1f %9.1f %8d | %13s %13s %13s%n", count,
+                r.heapUsedKb() / 1024.0, r.nmtCommittedKb() / 1024.0, r.nmtOtherKb() / 1024.0, r.rssKb() / 1024.0,
+                r.threads(),
+                count == 0 ? "" : String.format(Locale.ROOT, "%.1f", (r.heapUsedKb() - base.heapUsedKb()) / n),
+                count == 0 ? "" : String.format(Locale.ROOT, "%.1f", (r.nmtOtherKb() - base.nmtOtherKb()) / n),
+                count == 0 ? "" : String.format(Locale.ROOT, "%.1f", (r.rssKb() - base.rssKb()) / n));
+    }
+
+    /** The browser client's keep-alives: a ping every 500 ms and a nop every 5 s, on every socket. */
+    private void keepAlive() {
+        clientSide.setPeriodic(500, id -> {
+            tick++;
+            String ping = "0.,4.ping,13." + System.currentTimeMillis() + ";";
+            synchronized (sockets) {
+                for (WebSocket socket : sockets) {
+                    if (!socket.isClosed()) {
+                        socket.writeTextMessage(tick % 10 == 0 ? ping + "3.nop;" : ping);
+                    }
+                }
+            }
+        });
+    }
+
+    private void open(NodeProcess node, int count) throws Exception {
+        GatewayApi api = new GatewayApi(node.baseUrl(), TOKEN);
+        WebSocketClient client = clientSide.createWebSocketClient(new WebSocketClientOptions().setMaxConnections(count));
+        CountDownLatch firstScreens = new CountDownLatch(count);
+        for (int i = 0; i < count; i++) {
+            GatewayApi.Attach attach = api.createSession(SESSION);
+            WebSocket socket = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1")
+                    .setPort(node.httpPort()).setURI(attach.wsPath()).addSubProtocol("guacamole"))
+                    .await(10, TimeUnit.SECONDS);
+            boolean[] seen = {false};
+            StreamReader reader = new StreamReader(socket::writeTextMessage);
+            socket.handler(chunk -> {
+                reader.accept(chunk);
+                if (!seen[0] && reader.instructions() > 2) {
+                    seen[0] = true;
+                    firstScreens.countDown();
+                }
+            });
+            synchronized (sockets) {
+                sockets.add(socket);
+            }
+        }
+        if (!firstScreens.await(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(firstScreens.getCount() + " sessions never got their first screen");
+        }
+    }
+
+    private void closeAll() {
+        synchronized (sockets) {
+            sockets.forEach(WebSocket::close);
+            sockets.clear();
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package org.farmgate.bench.node;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** A gateway node started from its runnable jar as a separate process, so that it can be measured on its own. */
+public final class NodeProcess implements AutoCloseable {
+
+    private final Process process;
+    private final int httpPort;
+    private final Path log;
+
+    private NodeProcess(Process process, int httpPort, Path log) {
+        this.process = process;
+        this.httpPort = httpPort;
+        this.log = log;
+    }
+
+    /**
+     * Starts {@code java [jvmArgs] -jar nodeJar} with {@code env} added to this process's environment, on a free
+     * HTTP port unless {@code env} names one, and waits until {@code /api/health} answers.
+     */
+    public static NodeProcess start(Path nodeJar, Map<String, String> env, List<String> jvmArgs, Path log)
+            throws IOException, InterruptedException {
+        int port = env.containsKey("GW_HTTP_PORT") ? Integer.parseInt(env.get("GW_HTTP_PORT")) : freePort();
+        List<String> command = new ArrayList<>();
+        String cpus = System.getProperty("farmgate.bench.nodeCpus");
+        if (cpus != null && !cpus.isBlank()) {
+            // The node on CPUs of its own, as on its own host: the load tools then cannot starve it, nor it them.
+            command.add("taskset");
+            command.add("-c");
+            command.add(cpus);
+        }
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        command.add("-jar");
+        command.add(nodeJar.toString());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(env);
+        builder.environment().put("GW_HTTP_PORT", String.valueOf(port));
+        builder.environment().putIfAbsent("GW_HTTP_HOST", "127.0.0.1");
+        NodeProcess node = new NodeProcess(builder.start(), port, log);
+        node.awaitHealthy(Duration.ofSeconds(60));
+        return node;
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public int httpPort() {
+        return httpPort;
+    }
+
+    public String baseUrl() {
+        return "http://127.0.0.1:" + httpPort;
+    }
+
+    private void awaitHealthy(Duration timeout) throws InterruptedException, IOException {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IOException("the node exited with " + process.exitValue() + "; see " + log);
+            }
+            try {
+                HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create(baseUrl() + "/api/health"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
+                if (response.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(100);
+        }
+        throw new IOException("the node did not become healthy within " + timeout + "; see " + log);
+    }
+
+    /** SIGTERM, as a service manager would stop it, then wait. */
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+        }
+    }
+}

@@ -1,0 +1,308 @@
+package org.farmgate.bench.relay;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.net.NetSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.farmgate.bench.Args;
+import org.farmgate.bench.Stats;
+import org.farmgate.bench.client.DirectGuacd;
+import org.farmgate.bench.client.GatewayApi;
+import org.farmgate.bench.client.StreamReader;
+import org.farmgate.bench.guacd.SyntheticGuacd;
+import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.farmgate.bench.node.CpuClock;
+import org.farmgate.bench.node.NodeProcess;
+import org.farmgate.bench.node.TcpProxyProcess;
+
+/**
+ * Relay throughput and latency of one node, side by side with a client reading the same synthetic guacd directly,
+ * in the same run: rounds alternate between the two so that the machine's noise hits both alike.
+ *
+ * <p>Throughput: guacd streams image frames back to back, the client frames every byte into instructions.
+ * Latency: guacd sends a small frame every 20 ms and times the client's {@code sync} answer, as guacd does.
+ *
+ * <p>{@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.relay.RelayBenchmark
+ * [--node-jar PATH] [--rounds N] [--seconds S] [--frame-bytes B] [--sessions N]
+ * [--phases throughput,latency,concurrent]}
+ */
+public final class RelayBenchmark {
+
+    private static final String TOKEN = "bench-admin-token-0123456789abcdef";
+    private static final String SESSION = "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"bench\"}";
+
+    /** guacd's side and the client's side on separate event loops, as they would be in separate processes. */
+    private final Vertx vertx = Vertx.vertx();
+    private final Vertx clients = Vertx.vertx();
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = Args.parse(args);
+        Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
+        int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
+        int seconds = Integer.parseInt(options.getOrDefault("seconds", "5"));
+        int frameBytes = Integer.parseInt(options.getOrDefault("frame-bytes", String.valueOf(8 * 6048)));
+        int sessions = Integer.parseInt(options.getOrDefault("sessions", "100"));
+        List<String> phases = List.of(options.getOrDefault("phases", "throughput,latency,concurrent").split(","));
+        RelayBenchmark bench = new RelayBenchmark();
+        try {
+            if (phases.contains("throughput")) {
+                bench.throughput(jar, rounds, seconds, frameBytes);
+            }
+            if (phases.contains("latency")) {
+                bench.latency(jar, rounds, seconds);
+            }
+            if (phases.contains("concurrent")) {
+                bench.concurrent(jar, rounds, seconds, sessions);
+            }
+        } finally {
+            bench.vertx.close().await(10, TimeUnit.SECONDS);
+            bench.clients.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void throughput(Path jar, int rounds, int seconds, int frameBytes) throws Exception {
+        SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
+                new SyntheticGuacdOptions().flood(frameBytes).idleTimeout(Duration.ZERO), false)
+                .await(10, TimeUnit.SECONDS);
+        try (NodeProcess node = startNode(jar, guacd.port()); TcpProxyProcess proxy = proxy(guacd.port())) {
+            System.out.printf("%nThroughput: guacd floods %d-byte image frames for %d s per round%n", frameBytes,
+                    seconds);
+            System.out.printf("%-6s %14s %14s %14s %8s %16s %16s%n", "round", "direct MB/s", "haproxy MB/s",
+                    "relay MB/s", "ratio", "node CPU ms/MB", "bench CPU ms/MB");
+            double[] direct = new double[rounds];
+            double[] proxied = new double[rounds];
+            double[] relay = new double[rounds];
+            measureDirect(guacd.port(), 1, null); // warm-up both paths, unreported
+            measureRelay(node, 1, null);
+            for (int r = 0; r < rounds; r++) {
+                direct[r] = measureDirect(guacd.port(), seconds, null).megabytesPerSecond();
+                proxied[r] = proxy == null ? Double.NaN
+                        : measureDirect(proxy.port(), seconds, null).megabytesPerSecond();
+                Window window = measureRelay(node, seconds, null);
+                relay[r] = window.megabytesPerSecond();
+                System.out.printf(Locale.ROOT, "%-6d %14.1f %14.1f %14.1f %7.1f%% %16.2f %16.2f%n", r + 1, direct[r],
+                        proxied[r], relay[r], 100 * relay[r] / direct[r], window.nodeCpuPerMegabyte(),
+                        window.benchCpuPerMegabyte());
+            }
+            double d = Stats.median(direct);
+            double m = Stats.median(relay);
+            System.out.printf(Locale.ROOT, "%-6s %14.1f %14.1f %14.1f %7.1f%%%n", "median", d, Stats.median(proxied),
+                    m, 100 * m / d);
+        } finally {
+            guacd.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void latency(Path jar, int rounds, int seconds) throws Exception {
+        SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
+                new SyntheticGuacdOptions().stream(Duration.ofMillis(20), 2048), false).await(10, TimeUnit.SECONDS);
+        try (NodeProcess node = startNode(jar, guacd.port()); TcpProxyProcess proxy = proxy(guacd.port())) {
+            System.out.printf("%nLatency: a 2 KB frame every 20 ms; time from guacd's sync to the client's answer%n");
+            System.out.printf("%-6s %10s %10s %10s %12s %10s %10s %10s%n", "round", "direct p50", "p95", "p99",
+                    "haproxy p50", "relay p50", "p95", "p99");
+            double[] proxyP50 = new double[rounds];
+            double[] directP50 = new double[rounds];
+            double[] relayP50 = new double[rounds];
+            double[] directP99 = new double[rounds];
+            double[] relayP99 = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                guacd.syncRoundTrips().drainSorted();
+                measureDirect(guacd.port(), seconds, guacd);
+                long[] d = guacd.syncRoundTrips().drainSorted();
+                if (proxy != null) {
+                    measureDirect(proxy.port(), seconds, guacd);
+                }
+                long[] p = guacd.syncRoundTrips().drainSorted();
+                proxyP50[r] = us(Stats.percentile(p, 50));
+                measureRelay(node, seconds, guacd);
+                long[] m = guacd.syncRoundTrips().drainSorted();
+                directP50[r] = us(Stats.percentile(d, 50));
+                relayP50[r] = us(Stats.percentile(m, 50));
+                directP99[r] = us(Stats.percentile(d, 99));
+                relayP99[r] = us(Stats.percentile(m, 99));
+                System.out.printf(Locale.ROOT, "%-6d %8.0fus %8.0fus %8.0fus %10.0fus %8.0fus %8.0fus %8.0fus%n",
+                        r + 1, directP50[r], us(Stats.percentile(d, 95)), directP99[r], proxyP50[r], relayP50[r],
+                        us(Stats.percentile(m, 95)), relayP99[r]);
+            }
+            System.out.printf(Locale.ROOT, "median p50: direct %.0f us, haproxy %.0f us, relay %.0f us; median p99: "
+                    + "direct %.0f us, relay %.0f us%n", Stats.median(directP50), Stats.median(proxyP50),
+                    Stats.median(relayP50), Stats.median(directP99), Stats.median(relayP99));
+        } finally {
+            guacd.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Many sessions at a realistic pace: each gets a 16 KB frame every 50 ms (320 KB/s, about twice what an active
+     * RDP or SSH session was measured to send), every client answering every sync.
+     */
+    private void concurrent(Path jar, int rounds, int seconds, int sessions) throws Exception {
+        SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
+                new SyntheticGuacdOptions().stream(Duration.ofMillis(50), 16 * 1024), false)
+                .await(10, TimeUnit.SECONDS);
+        try (NodeProcess node = startNode(jar, guacd.port())) {
+            System.out.printf("%n%d concurrent sessions, each a 16 KB frame every 50 ms, syncs answered%n", sessions);
+            System.out.printf("%-6s %12s %12s %8s %12s %12s %12s %12s %14s%n", "round", "direct MB/s", "relay MB/s",
+                    "ratio", "direct p50", "direct p99", "relay p50", "relay p99", "node CPU %");
+            double[] ratio = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                guacd.syncRoundTrips().drainSorted();
+                double direct = measureMany(sessions, seconds, -1, () -> openDirect(guacd.port(), true))
+                        .megabytesPerSecond();
+                long[] d = guacd.syncRoundTrips().drainSorted();
+                Window window = measureMany(sessions, seconds, node.pid(), () -> openRelay(node, true));
+                double relay = window.megabytesPerSecond();
+                double cpu = window.nodeCpuPercent();
+                long[] m = guacd.syncRoundTrips().drainSorted();
+                ratio[r] = 100 * relay / direct;
+                System.out.printf(Locale.ROOT, "%-6d %12.1f %12.1f %7.1f%% %10.0fus %10.0fus %10.0fus %10.0fus %13.0f%%%n",
+                        r + 1, direct, relay, ratio[r], us(Stats.percentile(d, 50)), us(Stats.percentile(d, 99)),
+                        us(Stats.percentile(m, 50)), us(Stats.percentile(m, 99)), cpu);
+            }
+            System.out.printf(Locale.ROOT, "median ratio %.1f%%%n", Stats.median(ratio));
+        } finally {
+            guacd.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** An open stream and a way to close it. */
+    private interface Stream {
+        long bytes();
+
+        void close() throws Exception;
+    }
+
+    @FunctionalInterface
+    private interface Opener {
+        Stream open() throws Exception;
+    }
+
+    /** What one measuring window saw: bytes read, and CPU used by the node and by this process meanwhile. */
+    private record Window(long bytes, long nodeCpuMs, long benchCpuMs, long millis) {
+
+        double megabytesPerSecond() {
+            return bytes / 1e6 / (millis / 1000.0);
+        }
+
+        double nodeCpuPerMegabyte() {
+            return nodeCpuMs / (bytes / 1e6);
+        }
+
+        double benchCpuPerMegabyte() {
+            return benchCpuMs / (bytes / 1e6);
+        }
+
+        double nodeCpuPercent() {
+            return 100.0 * nodeCpuMs / millis;
+        }
+    }
+
+    /**
+     * Opens {@code count} streams, lets them pass their first screen, then measures for {@code seconds}.
+     *
+     * @param nodePid the node whose CPU to account, or -1
+     */
+    private static Window measureMany(int count, int seconds, long nodePid, Opener opener) throws Exception {
+        java.util.List<Stream> streams = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                streams.add(opener.open());
+            }
+            Thread.sleep(1000);
+            long nodeCpu = nodePid < 0 ? 0 : CpuClock.cpuMillis(nodePid);
+            long benchCpu = CpuClock.selfCpuMillis();
+            long start = System.nanoTime();
+            long before = streams.stream().mapToLong(Stream::bytes).sum();
+            Thread.sleep(seconds * 1000L);
+            long bytes = streams.stream().mapToLong(Stream::bytes).sum() - before;
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            return new Window(bytes, nodePid < 0 ? 0 : CpuClock.cpuMillis(nodePid) - nodeCpu,
+                    CpuClock.selfCpuMillis() - benchCpu, millis);
+        } finally {
+            for (Stream stream : streams) {
+                stream.close();
+            }
+        }
+    }
+
+    private Stream openDirect(int guacdPort, boolean answer) throws Exception {
+        DirectGuacd.Connected connected = DirectGuacd.connect(clients, "127.0.0.1", guacdPort, "ssh",
+                Map.of("hostname", "127.0.0.1", "port", "22", "username", "bench", "password", "bench"))
+                .await(30, TimeUnit.SECONDS);
+        NetSocket socket = connected.socket();
+        StreamReader reader = new StreamReader(answer ? socket::write : null);
+        socket.handler(reader::accept);
+        reader.accept(connected.rest());
+        socket.resume();
+        return new Stream() {
+            @Override
+            public long bytes() {
+                return reader.bytes();
+            }
+
+            @Override
+            public void close() throws Exception {
+                socket.close().await(10, TimeUnit.SECONDS);
+            }
+        };
+    }
+
+    private Stream openRelay(NodeProcess node, boolean answer) throws Exception {
+        GatewayApi.Attach attach = new GatewayApi(node.baseUrl(), TOKEN).createSession(SESSION);
+        WebSocketClient client = clients.createWebSocketClient();
+        WebSocket socket = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1")
+                .setPort(node.httpPort()).setURI(attach.wsPath()).addSubProtocol("guacamole"))
+                .await(10, TimeUnit.SECONDS);
+        StreamReader reader = new StreamReader(answer ? socket::writeTextMessage : null);
+        socket.handler(reader::accept);
+        return new Stream() {
+            @Override
+            public long bytes() {
+                return reader.bytes();
+            }
+
+            @Override
+            public void close() throws Exception {
+                socket.close().await(10, TimeUnit.SECONDS);
+                client.close();
+            }
+        };
+    }
+
+    private static TcpProxyProcess proxy(int port) throws Exception {
+        return TcpProxyProcess.isAvailable() ? TcpProxyProcess.start(port) : null;
+    }
+
+    private static double us(long nanos) {
+        return nanos / 1000.0;
+    }
+
+    /** One stream read directly from guacd; answering syncs when {@code answering} is set. */
+    private Window measureDirect(int guacdPort, int seconds, SyntheticGuacd answering) throws Exception {
+        return measureMany(1, seconds, -1, () -> openDirect(guacdPort, answering != null));
+    }
+
+    private Window measureRelay(NodeProcess node, int seconds, SyntheticGuacd answering) throws Exception {
+        return measureMany(1, seconds, node.pid(), () -> openRelay(node, answering != null));
+    }
+
+    private static NodeProcess startNode(Path jar, int guacdPort) throws Exception {
+        Path log = Files.createTempFile("farmgate-bench-node", ".log");
+        List<String> jvm = new java.util.ArrayList<>(List.of("-Xmx512m"));
+        String extra = System.getProperty("farmgate.bench.nodeJvmArgs");
+        if (extra != null && !extra.isBlank()) {
+            jvm.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        return NodeProcess.start(jar, Map.of("GW_ADMIN_TOKEN", TOKEN, "GW_GUACD_PORT", String.valueOf(guacdPort),
+                "GW_NODE_ID", "bench", "GW_LOG_LEVEL", "WARN", "GW_MAX_SESSIONS", "5000",
+                "GW_MAX_SESSIONS_PER_USER", "5000"), jvm, log);
+    }
+}
