@@ -193,13 +193,7 @@ class SessionsApiTest {
         try (WsClient ws = node.attach(session)) {
             ws.awaitInstruction("sync");
         }
-        TestNode.await(() -> {
-            try {
-                return node.session(session.sessionId()).status() == SessionStatus.COMPLETED;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "the session did not complete");
+        node.awaitStatus(session.sessionId(), SessionStatus.COMPLETED);
         SessionInfo ended = node.session(session.sessionId());
         assertEquals(0, ended.activeConnections());
         assertTrue(ended.endedAt() != null && ended.endReason() != null);

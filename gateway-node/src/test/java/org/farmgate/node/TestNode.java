@@ -19,6 +19,7 @@ import org.farmgate.bench.guacd.SyntheticGuacd;
 import org.farmgate.bench.guacd.SyntheticGuacdOptions;
 import org.farmgate.model.Json;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.model.SessionStatus;
 import org.farmgate.node.config.ConfigSource;
 import org.farmgate.node.config.NodeConfig;
 
@@ -94,6 +95,16 @@ final class TestNode implements AutoCloseable {
         HttpResponse<String> response = request("GET", "/api/sessions/" + id, ADMIN, null);
         assertEquals(200, response.statusCode(), response::body);
         return Json.mapper().readValue(response.body(), SessionInfo.class);
+    }
+
+    void awaitStatus(String sessionId, SessionStatus status) throws InterruptedException {
+        await(() -> {
+            try {
+                return session(sessionId).status() == status;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "session " + sessionId + " did not become " + status.wireName());
     }
 
     String ticket(String token) throws Exception {

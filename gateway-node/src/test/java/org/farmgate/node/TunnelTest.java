@@ -279,13 +279,7 @@ class TunnelTest {
     void pendingSessionsExpire() throws Exception {
         node = TestNode.start(new SyntheticGuacdOptions(), Map.of("GW_SESSION_PENDING_TIMEOUT_SECS", "1"));
         SessionInfo session = node.sshSession();
-        TestNode.await(() -> {
-            try {
-                return node.session(session.sessionId()).status() == SessionStatus.EXPIRED;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "the session did not expire");
+        node.awaitStatus(session.sessionId(), SessionStatus.EXPIRED);
         try (WsClient ws = node.attach(session)) {
             assertEquals("518", ws.awaitInstruction("error").arg(1), "an ended session cannot be attached");
             ws.awaitClose();

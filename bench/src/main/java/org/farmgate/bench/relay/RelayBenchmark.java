@@ -173,10 +173,20 @@ public final class RelayBenchmark {
         }
     }
 
-    /** An open stream and a way to close it. */
-    private interface Stream {
-        long bytes();
+    /** An open stream: what reads it, and how to close it. */
+    private record Stream(StreamReader reader, Closer closer) {
 
+        long bytes() {
+            return reader.bytes();
+        }
+
+        void close() throws Exception {
+            closer.close();
+        }
+    }
+
+    @FunctionalInterface
+    private interface Closer {
         void close() throws Exception;
     }
 
@@ -242,17 +252,7 @@ public final class RelayBenchmark {
         socket.handler(reader::accept);
         reader.accept(connected.rest());
         socket.resume();
-        return new Stream() {
-            @Override
-            public long bytes() {
-                return reader.bytes();
-            }
-
-            @Override
-            public void close() throws Exception {
-                socket.close().await(10, TimeUnit.SECONDS);
-            }
-        };
+        return new Stream(reader, () -> socket.close().await(10, TimeUnit.SECONDS));
     }
 
     private Stream openRelay(NodeProcess node, boolean answer) throws Exception {
@@ -263,18 +263,10 @@ public final class RelayBenchmark {
                 .await(10, TimeUnit.SECONDS);
         StreamReader reader = new StreamReader(answer ? socket::writeTextMessage : null);
         socket.handler(reader::accept);
-        return new Stream() {
-            @Override
-            public long bytes() {
-                return reader.bytes();
-            }
-
-            @Override
-            public void close() throws Exception {
-                socket.close().await(10, TimeUnit.SECONDS);
-                client.close();
-            }
-        };
+        return new Stream(reader, () -> {
+            socket.close().await(10, TimeUnit.SECONDS);
+            client.close();
+        });
     }
 
     private static TcpProxyProcess proxy(int port) throws Exception {
