@@ -12,7 +12,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.farmgate.bench.guacd.SyntheticGuacd;
@@ -37,7 +39,11 @@ final class TestNode implements AutoCloseable {
     final GatewayNode node;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+    /** Anything thrown on the node's event loops that nobody handled: always a bug. */
+    private final List<Throwable> unhandled = new CopyOnWriteArrayList<>();
+
     private TestNode(SyntheticGuacdOptions guacdOptions, Map<String, String> settings) throws Exception {
+        nodeVertx.exceptionHandler(unhandled::add);
         guacd = SyntheticGuacd.start(peerVertx, guacdOptions).await(10, TimeUnit.SECONDS);
         Map<String, String> values = new HashMap<>();
         values.put("GW_NODE_ID", "test-node");
@@ -155,5 +161,6 @@ final class TestNode implements AutoCloseable {
         node.stop().await(10, TimeUnit.SECONDS);
         nodeVertx.close().await(10, TimeUnit.SECONDS);
         peerVertx.close().await(10, TimeUnit.SECONDS);
+        assertEquals(List.of(), unhandled, "exceptions nobody handled on the node's event loops");
     }
 }

@@ -97,6 +97,11 @@ public final class Tunnel {
         if (ended) {
             return;
         }
+        if (client.isClosed()) {
+            // Closed, but its close handler has not run yet: guacd's data has nowhere to go.
+            end(TunnelEnd.Cause.CLIENT_LEFT, 0, "the client closed the WebSocket", false);
+            return;
+        }
         messageStart = -1;
         try {
             fromGuacd.feed(chunk, this::inspectFromGuacd);
