@@ -1,46 +1,102 @@
 package org.farmgate.router;
 
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentMap;
-import java.util.function.Predicate;
+import java.util.concurrent.CompletionStage;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.model.SessionStatus;
+import org.farmgate.router.store.Query;
+import org.farmgate.router.store.SharedMap;
+import org.farmgate.router.store.Update;
 
 /**
- * The non-secret record of every session, by id. Only the node that runs a session writes its record, so writes
- * never race; any node reads. Backed by a plain {@link ConcurrentMap}: node-local on a single node, a map every
- * member shares in a cluster.
+ * The non-secret record of every session in the cluster, by id. Only the node that runs a session writes its
+ * record while it lives; after that node is gone, the cluster's coordinator marks its records {@code lost}. No
+ * credential is ever part of a record.
  */
 public final class SessionDirectory {
 
-    private final ConcurrentMap<String, SessionInfo> records;
+    private static final Comparator<SessionInfo> OLDEST_FIRST = Comparator.comparing(SessionInfo::createdAt)
+            .thenComparing(SessionInfo::sessionId);
 
-    public SessionDirectory(ConcurrentMap<String, SessionInfo> records) {
+    private final SharedMap<String, SessionInfo> records;
+
+    public SessionDirectory(SharedMap<String, SessionInfo> records) {
         this.records = records;
     }
 
-    public void publish(SessionInfo info) {
-        records.put(info.sessionId(), info);
+    public CompletionStage<Void> publish(SessionInfo info) {
+        return records.set(info.sessionId(), info);
     }
 
-    public Optional<SessionInfo> find(String sessionId) {
-        return Optional.ofNullable(records.get(sessionId));
+    public CompletionStage<SessionInfo> find(String sessionId) {
+        return records.get(sessionId);
     }
 
-    public void remove(String sessionId) {
-        records.remove(sessionId);
+    public CompletionStage<SessionInfo> remove(String sessionId) {
+        return records.remove(sessionId);
     }
 
-    /** Matching records, oldest first. */
-    public List<SessionInfo> list(Predicate<SessionInfo> filter) {
-        return records.values().stream()
-                .filter(filter)
-                .sorted(Comparator.comparing(SessionInfo::createdAt).thenComparing(SessionInfo::sessionId))
-                .toList();
+    /** Sessions created by {@code creator}, or everyone's when null, oldest first. */
+    public CompletionStage<List<SessionInfo>> list(String creator) {
+        return records.query(new ByCreator(creator, false)).thenApply(list -> list.stream().sorted(OLDEST_FIRST)
+                .toList());
     }
 
-    public long count(Predicate<SessionInfo> filter) {
-        return records.values().stream().filter(filter).count();
+    /** Pending and active sessions of {@code creator}, cluster-wide. */
+    public CompletionStage<Integer> countLive(String creator) {
+        return records.query(new ByCreator(creator, true)).thenApply(List::size);
+    }
+
+    /** Marks every live session of a departed node {@code lost}; returns how many it marked. */
+    public CompletionStage<Integer> markLost(String nodeId, Instant at) {
+        return records.query(new LiveOnNode(nodeId)).thenCompose(ids -> {
+            CompletionStage<Integer> done = java.util.concurrent.CompletableFuture.completedFuture(0);
+            for (String id : ids) {
+                done = done.thenCompose(count -> records.update(id, new MarkLost(at))
+                        .thenApply(marked -> marked ? count + 1 : count));
+            }
+            return done;
+        });
+    }
+
+    private record ByCreator(String creator, boolean liveOnly) implements Query<SessionInfo, SessionInfo> {
+
+        @Override
+        public boolean matches(SessionInfo value) {
+            return (creator == null || creator.equals(value.createdBy()))
+                    && (!liveOnly || value.status().isLive());
+        }
+
+        @Override
+        public SessionInfo project(SessionInfo value) {
+            return value;
+        }
+    }
+
+    private record LiveOnNode(String nodeId) implements Query<SessionInfo, String> {
+
+        @Override
+        public boolean matches(SessionInfo value) {
+            return nodeId.equals(value.nodeId()) && value.status().isLive();
+        }
+
+        @Override
+        public String project(SessionInfo value) {
+            return value.sessionId();
+        }
+    }
+
+    private record MarkLost(Instant at) implements Update<SessionInfo, Boolean> {
+
+        @Override
+        public Outcome<SessionInfo, Boolean> apply(SessionInfo current) {
+            if (current == null || !current.status().isLive()) {
+                return Outcome.keep(false);
+            }
+            return Outcome.store(current.ended(SessionStatus.LOST, at, "node " + current.nodeId()
+                    + " left the cluster"), true);
+        }
     }
 }

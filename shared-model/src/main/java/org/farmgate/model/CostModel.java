@@ -1,5 +1,6 @@
 package org.farmgate.model;
 
+import java.io.Serializable;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -12,10 +13,12 @@ import java.util.Map;
  * framebuffer copy (4 MiB per megapixel). {@link #FIELD_FREERDP3} carries the field's 158 MB per RDP session
  * (FreeRDP 3 with the graphics pipeline, summed RSS), for hosts that run that stack.
  */
-public final class CostModel {
+public final class CostModel implements Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     /** Fixed part and the part that grows with the display, in MiB. */
-    public record Cost(double baseMb, double perMegapixelMb) {
+    public record Cost(double baseMb, double perMegapixelMb) implements Serializable {
 
         public Cost {
             if (baseMb < 0 || perMegapixelMb < 0) {
@@ -31,7 +34,7 @@ public final class CostModel {
 
     public static final CostModel FIELD_FREERDP3 = MEASURED_GUACD_1_6.with(Protocol.RDP, new Cost(158, 0));
 
-    private final Map<Protocol, Cost> costs;
+    private final EnumMap<Protocol, Cost> costs;
 
     public CostModel(Map<Protocol, Cost> costs) {
         EnumMap<Protocol, Cost> copy = new EnumMap<>(Protocol.class);
@@ -62,5 +65,20 @@ public final class CostModel {
 
     public Map<Protocol, Cost> costs() {
         return Map.copyOf(costs);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof CostModel model && model.costs.equals(costs);
+    }
+
+    @Override
+    public int hashCode() {
+        return costs.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "CostModel" + costs;
     }
 }

@@ -3,6 +3,7 @@ package org.farmgate.model;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.io.Serializable;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -27,7 +28,7 @@ public record SessionInfo(
         @JsonProperty("node_id") String nodeId,
         @JsonProperty("estimated_memory_mb") int estimatedMemoryMb,
         @JsonProperty("ended_at") Instant endedAt,
-        @JsonProperty("end_reason") String endReason) {
+        @JsonProperty("end_reason") String endReason) implements Serializable {
 
     public SessionInfo {
         Objects.requireNonNull(sessionId, "sessionId");

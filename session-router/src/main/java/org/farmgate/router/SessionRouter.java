@@ -1,0 +1,138 @@
+package org.farmgate.router;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.farmgate.model.DisplaySize;
+import org.farmgate.model.NodeLoad;
+import org.farmgate.model.NodeState;
+import org.farmgate.model.Protocol;
+import org.farmgate.router.placement.PlacementPolicy;
+import org.farmgate.router.registry.NodeRegistry;
+import org.farmgate.router.registry.NodeRegistry.ReserveResult;
+
+/**
+ * Places new sessions on the cluster's nodes and charges them there.
+ *
+ * <h2>Design</h2>
+ * Any node may place any session. Placement reads a snapshot of every node's summary from the {@link NodeRegistry}
+ * and ranks the nodes with the pure {@link PlacementPolicy}. The snapshot is only advice: the decision is made by
+ * the reservation, an atomic update on the chosen node's registry entry, executed by the cluster member that owns
+ * that entry. The update re-checks, against the entry as it is at that instant, that the session still fits (the
+ * node's own cost model, its budget minus everything reserved, the host's available memory minus the margin and
+ * minus reservations not yet visible in it, its session caps, its state) and only then adds the reservation.
+ *
+ * <h2>Races it avoids</h2>
+ * <ul>
+ * <li><b>Two routers, one node.</b> Routers on different nodes read the same snapshot and pick the same node.
+ * Updates on one key are serialised by its owner, so the second sees the first's reservation; if the session no
+ * longer fits it is refused, and its router tries the next candidate. No node is ever charged beyond its budget,
+ * whatever the number of concurrent creates, and no lock is held across the network.</li>
+ * <li><b>Stale snapshot.</b> A node that looked full may have freed memory, one that looked free may have filled
+ * up. The second is handled above; for the first, a router that finds no candidate reads a fresh snapshot once
+ * before it answers "no capacity".</li>
+ * <li><b>Retries.</b> A reservation is keyed by the session id, so repeating one (a retry after a timeout) is a
+ * no-op, and so is releasing one twice.</li>
+ * <li><b>Node loss.</b> Reservations live in the node's entry, which the cluster coordinator removes when the
+ * node's member leaves; nothing has to be counted down, and nothing can be placed on a departed node, because its
+ * entry is gone before a new snapshot is read. A reservation attempt on it finds no entry and moves on.</li>
+ * <li><b>Measurement lag.</b> A reservation is "pending" until the session's guacd connection exists, and pending
+ * memory is subtracted from the host's measured available memory too, since the measurement cannot show it yet.</li>
+ * </ul>
+ */
+public final class SessionRouter {
+
+    /** Where a session was placed and what it was charged. */
+    public record Placement(String nodeId, int chargedMb) {
+    }
+
+    private final NodeRegistry registry;
+    private final Clock clock;
+
+    public SessionRouter(NodeRegistry registry, Clock clock) {
+        this.registry = registry;
+        this.clock = clock;
+    }
+
+    /**
+     * Places the session on the best node that takes it, skipping {@code excluded} nodes.
+     *
+     * @return the placement, or a stage failed with {@link NoCapacityException}
+     */
+    public CompletionStage<Placement> place(String sessionId, Protocol protocol, DisplaySize display,
+            Set<String> excluded) {
+        return registry.summaries().thenCompose(nodes -> tryCandidates(sessionId, protocol, display, excluded,
+                nodes, true));
+    }
+
+    private CompletionStage<Placement> tryCandidates(String sessionId, Protocol protocol, DisplaySize display,
+            Set<String> excluded, List<NodeLoad> nodes, boolean mayRefresh) {
+        List<NodeLoad> eligible = new ArrayList<>(nodes.size());
+        for (NodeLoad node : nodes) {
+            if (!excluded.contains(node.nodeId())) {
+                eligible.add(node);
+            }
+        }
+        Iterator<PlacementPolicy.Candidate> candidates = PlacementPolicy.rank(eligible, protocol, display).iterator();
+        return attempt(sessionId, protocol, display, candidates).thenCompose(placement -> {
+            if (placement != null) {
+                return CompletableFuture.completedFuture(placement);
+            }
+            if (mayRefresh) {
+                return registry.summaries().thenCompose(fresh -> tryCandidates(sessionId, protocol, display,
+                        excluded, fresh, false));
+            }
+            CompletableFuture<Placement> failed = new CompletableFuture<>();
+            failed.completeExceptionally(new NoCapacityException(explain(eligible, protocol, display)));
+            return failed;
+        });
+    }
+
+    /** Tries the candidates in order; null when none took the session. */
+    private CompletionStage<Placement> attempt(String sessionId, Protocol protocol, DisplaySize display,
+            Iterator<PlacementPolicy.Candidate> candidates) {
+        if (!candidates.hasNext()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        PlacementPolicy.Candidate candidate = candidates.next();
+        return registry.reserve(candidate.nodeId(), sessionId, protocol, display, clock.instant())
+                .thenCompose(result -> result.outcome() == ReserveResult.Outcome.RESERVED
+                        ? CompletableFuture.completedFuture(new Placement(candidate.nodeId(), result.chargedMb()))
+                        : attempt(sessionId, protocol, display, candidates));
+    }
+
+    public CompletionStage<Boolean> activate(String nodeId, String sessionId) {
+        return registry.activate(nodeId, sessionId);
+    }
+
+    public CompletionStage<Boolean> release(String nodeId, String sessionId) {
+        return registry.release(nodeId, sessionId);
+    }
+
+    /** Why nothing fits, node by node, for the 503's body and the log. */
+    static String explain(List<NodeLoad> nodes, Protocol protocol, DisplaySize display) {
+        if (nodes.isEmpty()) {
+            return "no node is available";
+        }
+        StringBuilder out = new StringBuilder();
+        for (NodeLoad node : nodes) {
+            if (out.length() > 0) {
+                out.append("; ");
+            }
+            out.append(node.nodeId()).append(": ");
+            if (node.state() != NodeState.UP) {
+                out.append(node.state().wireName());
+            } else if (node.reservations().sessionCount() >= node.sessionCap()) {
+                out.append("at its cap of ").append(node.sessionCap()).append(" sessions");
+            } else {
+                out.append(node.freeMb()).append(" MB free, a ").append(protocol.wireName()).append(" session needs ")
+                        .append(node.chargeMb(protocol, display)).append(" MB");
+            }
+        }
+        return out.toString();
+    }
+}

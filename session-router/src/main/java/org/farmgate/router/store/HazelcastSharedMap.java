@@ -1,0 +1,111 @@
+package org.farmgate.router.store;
+
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.IMap;
+import com.hazelcast.projection.Projection;
+import com.hazelcast.query.Predicate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link SharedMap} on a Hazelcast {@link IMap}. Single-key operations use Hazelcast's asynchronous calls;
+ * updates are entry processors, atomic on the member that owns the key (open-source Hazelcast has no CP subsystem
+ * since 5.5, and needs none for this). Queries, which Hazelcast only offers blocking, run on {@code blocking}.
+ */
+public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
+
+    private final IMap<K, V> map;
+    private final Executor blocking;
+
+    public HazelcastSharedMap(IMap<K, V> map, Executor blocking) {
+        this.map = map;
+        this.blocking = blocking;
+    }
+
+    @Override
+    public CompletionStage<V> get(K key) {
+        return map.getAsync(key);
+    }
+
+    @Override
+    public CompletionStage<Void> set(K key, V value) {
+        return map.setAsync(key, value);
+    }
+
+    @Override
+    public CompletionStage<Void> set(K key, V value, Duration ttl) {
+        return map.setAsync(key, value, ttl.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletionStage<V> putIfAbsent(K key, V value) {
+        return map.submitToKey(key, new PutIfAbsent<>(value));
+    }
+
+    @Override
+    public CompletionStage<V> remove(K key) {
+        return map.removeAsync(key);
+    }
+
+    @Override
+    public <R> CompletionStage<R> update(K key, Update<V, R> update) {
+        return map.submitToKey(key, new Processor<>(update));
+    }
+
+    @Override
+    public <P> CompletionStage<List<P>> query(Query<V, P> query) {
+        return CompletableFuture.supplyAsync(() -> new ArrayList<>(map.project(new Projector<>(query),
+                new Filter<>(query))), blocking);
+    }
+
+    public IMap<K, V> map() {
+        return map;
+    }
+
+    /** Runs an {@link Update} on the entry's owner. */
+    private record Processor<K, V, R>(Update<V, R> update) implements EntryProcessor<K, V, R> {
+
+        @Override
+        public R process(Map.Entry<K, V> entry) {
+            Update.Outcome<V, R> outcome = update.apply(entry.getValue());
+            if (outcome.write()) {
+                entry.setValue(outcome.value());
+            }
+            return outcome.result();
+        }
+    }
+
+    private record PutIfAbsent<K, V>(V value) implements EntryProcessor<K, V, V> {
+
+        @Override
+        public V process(Map.Entry<K, V> entry) {
+            V current = entry.getValue();
+            if (current == null) {
+                entry.setValue(value);
+            }
+            return current;
+        }
+    }
+
+    private record Filter<K, V>(Query<V, ?> query) implements Predicate<K, V> {
+
+        @Override
+        public boolean apply(Map.Entry<K, V> entry) {
+            return query.matches(entry.getValue());
+        }
+    }
+
+    private record Projector<K, V, P>(Query<V, P> query) implements Projection<Map.Entry<K, V>, P> {
+
+        @Override
+        public P transform(Map.Entry<K, V> entry) {
+            return query.project(entry.getValue());
+        }
+    }
+}

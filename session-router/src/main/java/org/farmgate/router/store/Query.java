@@ -1,0 +1,14 @@
+package org.farmgate.router.store;
+
+import java.io.Serializable;
+
+/**
+ * Which entries to read and what of each to bring back. Evaluated where the entries live, so that only the
+ * projections travel.
+ */
+public interface Query<V, P> extends Serializable {
+
+    boolean matches(V value);
+
+    P project(V value);
+}

@@ -1,0 +1,31 @@
+package org.farmgate.router.store;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A map that every node of the cluster sees, reduced to the operations the router needs, all asynchronous so that
+ * no event loop ever waits on the network. A Hazelcast map in a cluster; a local map on a node that runs alone.
+ */
+public interface SharedMap<K, V> {
+
+    CompletionStage<V> get(K key);
+
+    CompletionStage<Void> set(K key, V value);
+
+    /** Set with a time to live: the entry disappears by itself. */
+    CompletionStage<Void> set(K key, V value, Duration ttl);
+
+    /** @return the value already there, or null when this one was stored */
+    CompletionStage<V> putIfAbsent(K key, V value);
+
+    /** @return the removed value, or null */
+    CompletionStage<V> remove(K key);
+
+    /** Applies {@code update} atomically to the entry, on the member that owns it. */
+    <R> CompletionStage<R> update(K key, Update<V, R> update);
+
+    /** The projections of every matching entry. */
+    <P> CompletionStage<List<P>> query(Query<V, P> query);
+}

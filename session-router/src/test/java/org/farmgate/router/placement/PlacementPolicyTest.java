@@ -1,0 +1,96 @@
+package org.farmgate.router.placement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.Stream;
+import org.farmgate.model.DisplaySize;
+import org.farmgate.model.HostMeasurements;
+import org.farmgate.model.NodeLimits;
+import org.farmgate.model.NodeLoad;
+import org.farmgate.model.Protocol;
+import org.farmgate.model.Reservation;
+import org.farmgate.model.ReservationBook;
+import org.farmgate.router.Loads;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class PlacementPolicyTest {
+
+    private static final DisplaySize D = DisplaySize.DEFAULT;
+
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                Arguments.of("most free memory wins",
+                        List.of(Loads.node("a", 1000, 8000), Loads.node("b", 3000, 8000), Loads.node("c", 2000, 8000)),
+                        Protocol.RDP, List.of("b", "c", "a")),
+                Arguments.of("the host's available memory can be the smaller term",
+                        List.of(Loads.node("a", 4000, 900), Loads.node("b", 1000, 8000)),
+                        Protocol.RDP, List.of("b", "a")),
+                Arguments.of("equal free memory: fewer sessions first, then id",
+                        List.of(withSessions(Loads.node("a", 2000, 8000), 2, 1500),
+                                withSessions(Loads.node("b", 1800, 8000), 0, 0),
+                                withSessions(Loads.node("c", 1800, 8000), 0, 0)),
+                        Protocol.SSH, List.of("b", "c", "a")),
+                Arguments.of("a node where the session does not fit is no candidate",
+                        List.of(Loads.node("a", 50, 8000), Loads.node("b", 150, 8000)),
+                        Protocol.RDP, List.of("b")),
+                Arguments.of("draining and unhealthy nodes get nothing",
+                        List.of(Loads.node("a", 9000, 9000).withDrainRequested(true),
+                                unhealthy(Loads.node("b", 9000, 9000)), Loads.node("c", 200, 9000)),
+                        Protocol.SSH, List.of("c")),
+                Arguments.of("pending reservations count against the host's available memory",
+                        List.of(withSessions(Loads.node("a", 10_000, 990), 9, 0), Loads.node("b", 500, 8000)),
+                        Protocol.RDP, List.of("b")),
+                Arguments.of("the session cap binds before memory",
+                        List.of(capped(Loads.node("a", 9000, 9000), 1), Loads.node("b", 100, 9000)),
+                        Protocol.RDP, List.of("b")),
+                Arguments.of("the per-core cap binds before memory",
+                        List.of(perCore(withSessions(Loads.node("a", 9000, 9000), 4, 9000), 1),
+                                Loads.node("b", 100, 9000)),
+                        Protocol.SSH, List.of("b")),
+                Arguments.of("nothing fits", List.of(Loads.node("a", 99, 9000)), Protocol.RDP, List.of()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void ranks(String name, List<NodeLoad> nodes, Protocol protocol, List<String> expected) {
+        List<String> ranked = PlacementPolicy.rank(nodes, protocol, D).stream()
+                .map(PlacementPolicy.Candidate::nodeId).toList();
+        assertEquals(expected, ranked);
+    }
+
+    /** {@code count} pending RDP reservations of {@code eachMb} (0: the node's own charge). */
+    private static NodeLoad withSessions(NodeLoad node, int count, int totalMb) {
+        ReservationBook book = node.reservations();
+        for (int i = 0; i < count; i++) {
+            int mb = totalMb == 0 ? 100 : totalMb / count;
+            book = book.with(new Reservation(node.nodeId() + "-" + i, Protocol.RDP, mb, false, Instant.EPOCH));
+        }
+        return node.withReservations(book);
+    }
+
+    private static NodeLoad unhealthy(NodeLoad node) {
+        HostMeasurements m = node.measurements();
+        return new NodeLoad(node.nodeId(), node.address(), node.limits(), node.costModel(),
+                new HostMeasurements(m.hostTotalMb(), m.hostAvailableMb(), -1, -1, false, m.cpuCount(),
+                        m.loadAverage(), m.measuredAt()), node.reservations(), false, node.updatedAt());
+    }
+
+    private static NodeLoad capped(NodeLoad node, int maxSessions) {
+        NodeLimits l = node.limits();
+        NodeLoad capped = new NodeLoad(node.nodeId(), node.address(), new NodeLimits(l.budgetMb(), l.marginMb(),
+                maxSessions, 0), node.costModel(), node.measurements(), node.reservations(), false, node.updatedAt());
+        return withSessions(capped, maxSessions, 100);
+    }
+
+    private static NodeLoad perCore(NodeLoad node, int perCore) {
+        NodeLimits l = node.limits();
+        return new NodeLoad(node.nodeId(), node.address(), new NodeLimits(l.budgetMb(), l.marginMb(),
+                l.maxSessions(), perCore), node.costModel(), node.measurements(), node.reservations(), false,
+                node.updatedAt());
+    }
+
+}

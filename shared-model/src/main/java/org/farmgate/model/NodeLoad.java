@@ -1,0 +1,77 @@
+package org.farmgate.model;
+
+import java.io.Serializable;
+import java.time.Instant;
+
+/**
+ * A node's entry in the cluster's registry: where it is, what it may take, what it measured, and what the router
+ * has charged it. The node itself refreshes the measurements; any node may add a reservation, atomically, on the
+ * entry's owner; the reservations and the drain flag survive every refresh.
+ */
+public record NodeLoad(String nodeId, NodeAddress address, NodeLimits limits, CostModel costModel,
+        HostMeasurements measurements, ReservationBook reservations, boolean drainRequested, Instant updatedAt)
+        implements Serializable {
+
+    public NodeState state() {
+        if (drainRequested) {
+            return NodeState.DRAINING;
+        }
+        return measurements.guacdHealthy() ? NodeState.UP : NodeState.UNHEALTHY;
+    }
+
+    /**
+     * Memory still free for sessions: the lesser of what the host really has (minus the margin and minus
+     * reservations it cannot see yet) and what the budget leaves after every reservation.
+     */
+    public long freeMb() {
+        long byHost = measurements.hostAvailableMb() - limits.marginMb() - reservations.pendingMb();
+        long byBudget = limits.budgetMb() - reservations.reservedMb();
+        return Math.min(byHost, byBudget);
+    }
+
+    /** The most sessions this node may hold: its own cap, and the per-core cap when one is set. */
+    public int sessionCap() {
+        int perCore = limits.maxSessionsPerCore() > 0
+                ? limits.maxSessionsPerCore() * Math.max(1, measurements.cpuCount()) : Integer.MAX_VALUE;
+        return Math.min(limits.maxSessions(), perCore);
+    }
+
+    public int chargeMb(Protocol protocol, DisplaySize display) {
+        return costModel.estimateMb(protocol, display);
+    }
+
+    /** Whether one more such session fits now. */
+    public boolean fits(Protocol protocol, DisplaySize display) {
+        return state() == NodeState.UP && reservations.sessionCount() < sessionCap()
+                && freeMb() >= chargeMb(protocol, display);
+    }
+
+    /** How many more sessions of this kind fit, taking only them. */
+    public int fitsMore(Protocol protocol, DisplaySize display) {
+        if (state() != NodeState.UP) {
+            return 0;
+        }
+        long byMemory = Math.max(0, freeMb()) / Math.max(1, chargeMb(protocol, display));
+        long bySessions = Math.max(0, sessionCap() - reservations.sessionCount());
+        return (int) Math.min(byMemory, bySessions);
+    }
+
+    public NodeLoad withReservations(ReservationBook book) {
+        return new NodeLoad(nodeId, address, limits, costModel, measurements, book, drainRequested, updatedAt);
+    }
+
+    public NodeLoad withDrainRequested(boolean drain) {
+        return new NodeLoad(nodeId, address, limits, costModel, measurements, reservations, drain, updatedAt);
+    }
+
+    /** A fresh self-description from the node, keeping what others changed: reservations and the drain flag. */
+    public NodeLoad refreshedBy(NodeLoad fresh) {
+        return new NodeLoad(nodeId, fresh.address, fresh.limits, fresh.costModel, fresh.measurements, reservations,
+                drainRequested, fresh.updatedAt);
+    }
+
+    /** The entry without its reservation list (the totals stay): what placement reads of every node. */
+    public NodeLoad summary() {
+        return withReservations(reservations.summary());
+    }
+}

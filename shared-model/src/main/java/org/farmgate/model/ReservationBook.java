@@ -1,0 +1,82 @@
+package org.farmgate.model;
+
+import java.io.Serializable;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A node's reservations with their totals. The totals are kept beside the entries so that a summary (without the
+ * entries) still says everything placement needs, at a fraction of the size.
+ *
+ * @param pendingMb reserved for sessions whose guacd connection does not exist yet, and so not yet visible in the
+ *     host's available memory
+ */
+public record ReservationBook(Map<String, Reservation> entries, long reservedMb, long pendingMb,
+        Map<Protocol, Integer> sessions, Map<Protocol, Long> reservedByProtocolMb) implements Serializable {
+
+    public static final ReservationBook EMPTY = new ReservationBook(Map.of(), 0, 0, Map.of(), Map.of());
+
+    public ReservationBook {
+        entries = Map.copyOf(entries);
+        sessions = Map.copyOf(sessions);
+        reservedByProtocolMb = Map.copyOf(reservedByProtocolMb);
+    }
+
+    public int sessionCount() {
+        return sessions.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    public int sessions(Protocol protocol) {
+        return sessions.getOrDefault(protocol, 0);
+    }
+
+    public ReservationBook with(Reservation reservation) {
+        if (entries.containsKey(reservation.sessionId())) {
+            return this;
+        }
+        Map<String, Reservation> next = new HashMap<>(entries);
+        next.put(reservation.sessionId(), reservation);
+        return rebuilt(next);
+    }
+
+    public ReservationBook without(String sessionId) {
+        if (!entries.containsKey(sessionId)) {
+            return this;
+        }
+        Map<String, Reservation> next = new HashMap<>(entries);
+        next.remove(sessionId);
+        return rebuilt(next);
+    }
+
+    public ReservationBook activated(String sessionId) {
+        Reservation reservation = entries.get(sessionId);
+        if (reservation == null || reservation.active()) {
+            return this;
+        }
+        Map<String, Reservation> next = new HashMap<>(entries);
+        next.put(sessionId, reservation.activated());
+        return rebuilt(next);
+    }
+
+    /** The totals without the entries: what every node keeps of every other. */
+    public ReservationBook summary() {
+        return new ReservationBook(Map.of(), reservedMb, pendingMb, sessions, reservedByProtocolMb);
+    }
+
+    private static ReservationBook rebuilt(Map<String, Reservation> entries) {
+        long reserved = 0;
+        long pending = 0;
+        Map<Protocol, Integer> sessions = new EnumMap<>(Protocol.class);
+        Map<Protocol, Long> byProtocol = new EnumMap<>(Protocol.class);
+        for (Reservation reservation : entries.values()) {
+            reserved += reservation.memoryMb();
+            if (!reservation.active()) {
+                pending += reservation.memoryMb();
+            }
+            sessions.merge(reservation.protocol(), 1, Integer::sum);
+            byProtocol.merge(reservation.protocol(), (long) reservation.memoryMb(), Long::sum);
+        }
+        return new ReservationBook(entries, reserved, pending, sessions, byProtocol);
+    }
+}
