@@ -9,68 +9,108 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.farmgate.node.api.ApiRouter;
 import org.farmgate.node.api.Authenticator;
+import org.farmgate.node.api.ClusterApi;
 import org.farmgate.node.api.HealthApi;
 import org.farmgate.node.api.SessionsApi;
 import org.farmgate.node.api.TokensApi;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenService;
+import org.farmgate.node.cluster.ClusterRuntime;
+import org.farmgate.node.cluster.GuacdProbe;
+import org.farmgate.node.cluster.HostProbe;
+import org.farmgate.node.cluster.NodeAgent;
+import org.farmgate.node.cluster.NodeMessenger;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.session.SessionHost;
+import org.farmgate.node.session.SessionLedger;
 import org.farmgate.node.session.SessionService;
 import org.farmgate.node.tunnel.OriginPolicy;
 import org.farmgate.node.tunnel.TunnelEndpoint;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.router.SessionDirectory;
+import org.farmgate.router.SessionRouter;
+import org.farmgate.router.registry.NodeRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One gateway node: its services wired together, and an HTTP server on each event loop sharing one port, so that
- * WebSockets (and their relays) spread over every core.
+ * One gateway node: its services wired together on the cluster's maps, and an HTTP server on each event loop
+ * sharing one port, so that WebSockets (and their relays) spread over every core.
  */
 public final class GatewayNode {
 
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayNode.class);
+
+    private final ClusterRuntime runtime;
     private final Vertx vertx;
     private final NodeConfig config;
     private final SessionHost host;
     private final GuacdClient guacd;
-    private final TicketService tickets;
+    private final NodeAgent agent;
+    private final TunnelEndpoint tunnels;
     private final Router router;
     private final AtomicInteger port = new AtomicInteger();
-    private long ticketSweeper = -1;
     private String deployment;
 
-    private GatewayNode(Vertx vertx, NodeConfig config, String adminToken) {
-        this.vertx = vertx;
+    private GatewayNode(ClusterRuntime runtime, NodeConfig config, String adminToken) {
+        this.runtime = runtime;
+        this.vertx = runtime.vertx();
         this.config = config;
         Clock clock = Clock.systemUTC();
-        SessionDirectory directory = new SessionDirectory(new ConcurrentHashMap<>());
-        this.host = new SessionHost(vertx, config.nodeId(), new SessionHost.Limits(config.maxSessions(),
-                config.maxSessionsPerUser(), config.pendingTimeout(), config.maxSessionDuration(),
-                config.finishedRetention()), directory, clock);
+        NodeRegistry registry = new NodeRegistry(runtime.nodes());
+        SessionRouter sessionRouter = new SessionRouter(registry, clock);
+        SessionDirectory directory = new SessionDirectory(runtime.sessions());
+        SessionLedger ledger = new SessionLedger() {
+            @Override
+            public void activated(String sessionId) {
+                sessionRouter.activate(config.nodeId(), sessionId);
+            }
+
+            @Override
+            public void released(String sessionId) {
+                sessionRouter.release(config.nodeId(), sessionId);
+            }
+        };
+        this.host = new SessionHost(vertx, config.nodeId(), new SessionHost.Limits(config.pendingTimeout(),
+                config.maxSessionDuration(), config.finishedRetention()), directory, ledger, clock);
         this.guacd = new GuacdClient(vertx, config.guacdHost(), config.guacdPort(), config.guacdConnectTimeout(),
                 config.guacdStepTimeout());
-        TokenService tokens = new TokenService(adminToken, new ConcurrentHashMap<>(), new ConcurrentHashMap<>(), clock);
-        this.tickets = new TicketService(new ConcurrentHashMap<>(), clock);
-        Authenticator auth = new Authenticator(tokens);
-        SessionService sessions = new SessionService(vertx, config.targets(), config.costModel(), host, directory);
+        this.agent = new NodeAgent(vertx, config, registry, directory, runtime.membership(), HostProbe.system(),
+                new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
+                host, clock);
+        TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock);
+        TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, clock);
+        TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX, clock);
+        Authenticator auth = new Authenticator(vertx, tokens);
+        SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(),
+                config.maxSessionsPerUser(), host, directory, sessionRouter, new NodeMessenger(vertx, 10_000));
+        sessions.serve();
 
         this.router = ApiRouter.create(vertx, config.maxBodyBytes());
         new HealthApi(config.nodeId()).mount(router);
-        new SessionsApi(sessions).mount(router, auth);
-        new TokensApi(tokens, tickets).mount(router, auth);
-        new TunnelEndpoint(vertx, auth, tickets, host, guacd, new OriginPolicy(config.allowedOrigins()),
-                config.defaultTimezone().getId()).mount(router);
+        new SessionsApi(sessions, config.pendingTimeout().toSeconds()).mount(router, auth);
+        new TokensApi(vertx, tokens, tickets).mount(router, auth);
+        new ClusterApi(vertx, registry, agent).mount(router, auth);
+        this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), auth, tickets, relayTickets, host, directory,
+                registry, guacd, new OriginPolicy(config.allowedOrigins()), config.defaultTimezone().getId());
+        tunnels.mount(router);
     }
 
-    /** Starts a node; {@code adminToken} is the bootstrap admin token (configured or generated). */
-    public static Future<GatewayNode> start(Vertx vertx, NodeConfig config, String adminToken) {
-        GatewayNode node = new GatewayNode(vertx, config, adminToken);
-        return node.listen().map(node);
+    /** Starts a node, joining its cluster; {@code adminToken} is the bootstrap admin token. */
+    public static Future<GatewayNode> start(NodeConfig config, String adminToken) {
+        return ClusterRuntime.start(config).compose(runtime -> {
+            GatewayNode node = new GatewayNode(runtime, config, adminToken);
+            return node.listen()
+                    .compose(ignored -> node.agent.start(node.httpPort()))
+                    .map(node)
+                    .recover(error -> runtime.close().transform(ignored -> Future.failedFuture(error)));
+        });
     }
 
     private Future<Void> listen() {
@@ -84,7 +124,6 @@ public final class GatewayNode {
                 .setPerFrameWebSocketCompressionSupported(false);
         // Port 0 (tests) cannot be shared by several servers: each would get its own port.
         int instances = config.httpPort() == 0 ? 1 : config.eventLoops();
-        ticketSweeper = vertx.setPeriodic(30_000, id -> tickets.purgeExpired());
         return vertx.deployVerticle(() -> new HttpVerticle(router, options, port),
                         new DeploymentOptions().setInstances(instances))
                 .onSuccess(id -> deployment = id)
@@ -104,12 +143,49 @@ public final class GatewayNode {
         return host;
     }
 
-    /** Ends every tunnel (clients are told the node is going away), then stops serving. */
+    public NodeAgent agent() {
+        return agent;
+    }
+
+    public ClusterRuntime runtime() {
+        return runtime;
+    }
+
+    /**
+     * A graceful stop: the node drains (takes no new session), waits up to {@code grace} for its sessions to end,
+     * ends the rest, leaves the registry, stops serving, and leaves the cluster so that partitions migrate.
+     */
+    public Future<Void> shutdown(Duration grace) {
+        // Not bound to an event loop: the last step stops them all, and the caller must still hear of the end.
+        Promise<Void> done = Promise.promise();
+        agent.setDrain(config.nodeId(), true).otherwiseEmpty()
+                .compose(ignored -> awaitNoSessions(System.nanoTime() + grace.toNanos()))
+                .compose(ignored -> {
+                    host.terminateAll(GuacamoleStatus.SERVER_BUSY, "the gateway node is shutting down");
+                    return agent.stop().otherwiseEmpty();
+                })
+                .compose(ignored -> deployment == null ? Future.succeededFuture() : vertx.undeploy(deployment))
+                .eventually(tunnels::close)
+                .eventually(guacd::close)
+                .onComplete(ignored -> runtime.close().onComplete(done));
+        return done.future();
+    }
+
+    /** Stops at once: no drain, no wait. */
     public Future<Void> stop() {
-        host.terminateAll(GuacamoleStatus.SERVER_BUSY, "the gateway node is shutting down");
-        vertx.cancelTimer(ticketSweeper);
-        Future<Void> undeployed = deployment == null ? Future.succeededFuture() : vertx.undeploy(deployment);
-        return undeployed.eventually(() -> guacd.close());
+        return shutdown(Duration.ZERO);
+    }
+
+    private Future<Void> awaitNoSessions(long deadlineNanos) {
+        int live = host.live().size();
+        if (live == 0 || System.nanoTime() >= deadlineNanos) {
+            if (live > 0) {
+                LOG.warn("node {}: drain grace over, ending {} sessions", config.nodeId(), live);
+            }
+            return Future.succeededFuture();
+        }
+        return Future.<Void>future(promise -> vertx.setTimer(500, id -> promise.complete()))
+                .compose(ignored -> awaitNoSessions(deadlineNanos));
     }
 
     /** One HTTP server on this verticle's event loop. */

@@ -1,7 +1,5 @@
 package org.farmgate.node;
 
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -44,25 +42,25 @@ public final class Main {
             System.out.println();
         }
 
-        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
         GatewayNode node;
         try {
-            node = GatewayNode.start(vertx, config, adminToken).await(60, TimeUnit.SECONDS);
+            node = GatewayNode.start(config, adminToken).await(120, TimeUnit.SECONDS);
         } catch (Exception e) {
             System.err.println("could not start the node: " + e.getMessage());
-            vertx.close();
             System.exit(1);
             return;
         }
         LOG.info("node {} listening on {}:{}, guacd at {}:{}", config.nodeId(), config.httpHost(), node.httpPort(),
                 config.guacdHost(), config.guacdPort());
 
+        // SIGTERM drains: no new sessions here, running ones get the grace time, then the node leaves the cluster.
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("node {} stopping", config.nodeId());
-            node.stop().eventually(vertx::close).onComplete(ignored -> stopped.countDown());
+            LOG.info("node {} draining for up to {} s, then leaving the cluster", config.nodeId(),
+                    config.capacity().drainGrace().toSeconds());
+            node.shutdown(config.capacity().drainGrace()).onComplete(ignored -> stopped.countDown());
             try {
-                stopped.await(30, TimeUnit.SECONDS);
+                stopped.await(config.capacity().drainGrace().toSeconds() + 90, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -33,7 +33,6 @@ final class TestNode implements AutoCloseable {
 
     static final String ADMIN = "test-admin-token-0123456789abcdef";
 
-    final Vertx nodeVertx = Vertx.vertx();
     final Vertx peerVertx = Vertx.vertx();
     final SyntheticGuacd guacd;
     final GatewayNode node;
@@ -43,7 +42,6 @@ final class TestNode implements AutoCloseable {
     private final List<Throwable> unhandled = new CopyOnWriteArrayList<>();
 
     private TestNode(SyntheticGuacdOptions guacdOptions, Map<String, String> settings) throws Exception {
-        nodeVertx.exceptionHandler(unhandled::add);
         guacd = SyntheticGuacd.start(peerVertx, guacdOptions).await(10, TimeUnit.SECONDS);
         Map<String, String> values = new HashMap<>();
         values.put("GW_NODE_ID", "test-node");
@@ -52,9 +50,12 @@ final class TestNode implements AutoCloseable {
         values.put("GW_GUACD_PORT", String.valueOf(guacd.port()));
         values.put("GW_GUACD_STEP_TIMEOUT_MS", "2000");
         values.put("GW_DEFAULT_TIMEZONE", "UTC");
+        values.put("GW_CLUSTER_PORT", String.valueOf(freePort()));
+        values.put("GW_MEMORY_BUDGET_MB", "100000");
         values.putAll(settings);
         NodeConfig config = NodeConfig.from(new ConfigSource(values));
-        node = GatewayNode.start(nodeVertx, config, ADMIN).await(10, TimeUnit.SECONDS);
+        node = GatewayNode.start(config, ADMIN).await(60, TimeUnit.SECONDS);
+        node.runtime().vertx().exceptionHandler(unhandled::add);
     }
 
     static TestNode start() throws Exception {
@@ -146,6 +147,12 @@ final class TestNode implements AutoCloseable {
         await(() -> guacd.openConnections() == 0, "guacd connections remain open: " + guacd.openConnections());
     }
 
+    static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
     static void await(BooleanSupplier condition, String message) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
@@ -158,8 +165,7 @@ final class TestNode implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        node.stop().await(10, TimeUnit.SECONDS);
-        nodeVertx.close().await(10, TimeUnit.SECONDS);
+        node.stop().await(60, TimeUnit.SECONDS);
         peerVertx.close().await(10, TimeUnit.SECONDS);
         assertEquals(List.of(), unhandled, "exceptions nobody handled on the node's event loops");
     }

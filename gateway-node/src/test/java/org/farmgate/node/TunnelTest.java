@@ -42,7 +42,7 @@ class TunnelTest {
         SessionInfo session = node.createSession(TestNode.ADMIN, "{\"session_type\":\"ssh\",\"hostname\":\"localhost\","
                 + "\"port\":2222,\"username\":\"bench\",\"password\":\"" + password + "\",\"width\":1280,"
                 + "\"height\":800,\"font_size\":14}");
-        assertEquals(0, node.guacd.connections().size(), "no guacd connection before a WebSocket attaches");
+        assertEquals(0, node.guacd.sessions().size(), "no guacd connection before a WebSocket attaches");
 
         try (WsClient ws = node.attach(session, "GUAC_TIMEZONE=Europe/Berlin&GUAC_AUDIO=audio/L16")) {
             assertEquals("guacamole", ws.socket().subProtocol());
@@ -51,7 +51,7 @@ class TunnelTest {
             Instruction sync = ws.awaitInstruction("sync");
             assertNotNull(sync);
 
-            SyntheticConnection guacd = node.guacd.lastConnection();
+            SyntheticConnection guacd = node.guacd.lastSession();
             assertEquals(Protocol.SSH, guacd.protocol());
             assertEquals(GuacdArguments.VERSION_1_5_0, guacd.connectVersion());
             Map<String, String> values = guacd.connectValues();
@@ -88,7 +88,7 @@ class TunnelTest {
         SessionInfo session = node.sshSession();
         try (WsClient ws = node.attach(session)) {
             ws.awaitInstruction("sync");
-            SyntheticConnection guacd = node.guacd.lastConnection();
+            SyntheticConnection guacd = node.guacd.lastSession();
             String ping = "0.,4.ping,13.1700000000000;";
             ws.send("3.nop;" + ping + "0.,5.other;3.key,2.65,1.1;");
             assertEquals(Instruction.of("", "ping", "1700000000000"), ws.awaitInstruction(""));
@@ -169,15 +169,29 @@ class TunnelTest {
     }
 
     @Test
-    void guacdDownIsUpstreamUnavailable() throws Exception {
-        node = TestNode.start(new SyntheticGuacdOptions(), Map.of("GW_GUACD_PORT", "1"));
+    void guacdDownMakesTheNodeUnhealthyAndAnAttachUpstreamUnavailable() throws Exception {
+        node = TestNode.start(new SyntheticGuacdOptions(), Map.of("GW_GUACD_PROBE_MS", "200"));
         SessionInfo session = node.sshSession();
+        node.guacd.close().await(10, java.util.concurrent.TimeUnit.SECONDS);
         try (WsClient ws = node.attach(session)) {
             assertEquals("520", ws.awaitInstruction("error").arg(1));
             ws.awaitClose();
             assertEquals("520", ws.closeReason());
         }
         node.assertNothingLeaks();
+        TestNode.await(() -> {
+            try {
+                return node.request("POST", "/api/sessions", TestNode.ADMIN, "{\"hostname\":\"127.0.0.1\"}")
+                        .statusCode() == 503;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "a node whose guacd does not answer still takes sessions");
+        java.net.http.HttpResponse<String> refused = node.request("POST", "/api/sessions", TestNode.ADMIN,
+                "{\"hostname\":\"127.0.0.1\"}");
+        assertEquals("no capacity", TestNode.json(refused).get("error").asText());
+        assertTrue(TestNode.json(refused).get("reason").asText().contains("unhealthy"), refused.body());
+        assertEquals("10", refused.headers().firstValue("Retry-After").orElse(""));
     }
 
     @Test
@@ -206,7 +220,7 @@ class TunnelTest {
             }
             first.send("3.nop;");
             assertFalse(first.isClosed(), "the first WebSocket is unaffected");
-            assertEquals(1, node.guacd.connections().size(), "only one guacd connection");
+            assertEquals(1, node.guacd.sessions().size(), "only one guacd connection");
         }
         node.assertNothingLeaks();
     }
@@ -258,7 +272,7 @@ class TunnelTest {
             assertEquals("768", ws.closeReason());
         }
         node.assertNothingLeaks();
-        assertEquals(List.of(), node.guacd.lastConnection().received());
+        assertEquals(List.of(), node.guacd.lastSession().received());
         assertEquals(SessionStatus.ERROR, node.session(session.sessionId()).status());
     }
 
@@ -284,7 +298,7 @@ class TunnelTest {
             assertEquals("518", ws.awaitInstruction("error").arg(1), "an ended session cannot be attached");
             ws.awaitClose();
         }
-        assertEquals(0, node.guacd.connections().size());
+        assertEquals(0, node.guacd.sessions().size());
         node.assertNothingLeaks();
     }
 
@@ -366,7 +380,7 @@ class TunnelTest {
         SessionInfo session = node.sshSession();
         try (WsClient ws = node.attach(session)) {
             ws.awaitInstruction("sync");
-            SyntheticConnection guacd = node.guacd.lastConnection();
+            SyntheticConnection guacd = node.guacd.lastSession();
             ws.socket().pause();
             Thread.sleep(300);
             long before = guacd.bytesSent();

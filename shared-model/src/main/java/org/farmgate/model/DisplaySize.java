@@ -1,10 +1,12 @@
 package org.farmgate.model;
 
+import java.io.Serializable;
+
 /**
  * A remote display's size. Out-of-range requests are clamped rather than refused, as rustguac does, to bounds that
  * guacd and the browser both handle (rustguac's: 640-8192 by 480-8192, 16-384 dpi).
  */
-public record DisplaySize(int width, int height, int dpi) {
+public record DisplaySize(int width, int height, int dpi) implements Serializable {
 
     public static final DisplaySize DEFAULT = new DisplaySize(1024, 768, 96);
 

@@ -57,8 +57,15 @@ public final class SyntheticGuacd {
         return List.copyOf(connections);
     }
 
-    public SyntheticConnection lastConnection() {
-        return connections.isEmpty() ? null : connections.get(connections.size() - 1);
+    /** Connections that went as far as {@code connect}: sessions, not health probes. */
+    public List<SyntheticConnection> sessions() {
+        return connections.stream().filter(connection -> connection.connectVersion() != null).toList();
+    }
+
+    /** The newest connection that went as far as {@code connect}. */
+    public SyntheticConnection lastSession() {
+        List<SyntheticConnection> sessions = sessions();
+        return sessions.isEmpty() ? null : sessions.get(sessions.size() - 1);
     }
 
     /** Time from sending each frame's {@code sync} to the client's answer, as guacd itself tracks its clients. */

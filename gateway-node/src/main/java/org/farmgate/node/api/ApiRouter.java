@@ -4,6 +4,8 @@ import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +30,10 @@ public final class ApiRouter {
 
     private static void renderFailure(RoutingContext ctx, int maxBodyBytes) {
         Throwable failure = ctx.failure();
+        while ((failure instanceof CompletionException || failure instanceof ExecutionException)
+                && failure.getCause() != null) {
+            failure = failure.getCause();
+        }
         if (failure instanceof ApiException api) {
             Responses.error(ctx, api);
             return;

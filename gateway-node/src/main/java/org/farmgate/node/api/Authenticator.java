@@ -1,6 +1,8 @@
 package org.farmgate.node.api;
 
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import java.util.Optional;
@@ -16,34 +18,49 @@ public final class Authenticator {
 
     private static final String IDENTITY = "farmgate.identity";
 
+    private final Vertx vertx;
     private final TokenService tokens;
 
-    public Authenticator(TokenService tokens) {
+    public Authenticator(Vertx vertx, TokenService tokens) {
+        this.vertx = vertx;
         this.tokens = tokens;
     }
 
     /** The identity behind the request's token, if any. */
-    public Optional<Identity> identify(HttpServerRequest request) {
-        return tokens.authenticate(presentedToken(request));
+    public Future<Optional<Identity>> identify(HttpServerRequest request) {
+        return Future.fromCompletionStage(tokens.authenticate(presentedToken(request)), vertx.getOrCreateContext());
     }
 
     /** A route handler that lets through callers with at least {@code role}. */
     public Handler<RoutingContext> require(Role role) {
         return ctx -> {
-            Identity identity = ctx.get(IDENTITY);
-            if (identity == null) {
-                identity = identify(ctx.request()).orElseThrow(() -> new ApiException(401,
-                        presentedToken(ctx.request()) == null
-                                ? "missing API token: send 'Authorization: Bearer <token>' or 'X-API-Key: <token>'"
-                                : "invalid or expired API token"));
-                ctx.put(IDENTITY, identity);
+            Identity known = ctx.get(IDENTITY);
+            if (known != null) {
+                admit(ctx, known, role);
+                return;
             }
-            if (!identity.role().atLeast(role)) {
-                throw new ApiException(403, "this needs the " + role.wireName() + " role; token '"
-                        + identity.name() + "' has " + identity.role().wireName());
+            if (presentedToken(ctx.request()) == null) {
+                throw new ApiException(401, "missing API token: send 'Authorization: Bearer <token>' or "
+                        + "'X-API-Key: <token>'");
             }
-            ctx.next();
+            identify(ctx.request()).onFailure(ctx::fail).onSuccess(identity -> {
+                if (identity.isEmpty()) {
+                    ctx.fail(new ApiException(401, "invalid or expired API token"));
+                    return;
+                }
+                ctx.put(IDENTITY, identity.get());
+                admit(ctx, identity.get(), role);
+            });
         };
+    }
+
+    private static void admit(RoutingContext ctx, Identity identity, Role role) {
+        if (!identity.role().atLeast(role)) {
+            ctx.fail(new ApiException(403, "this needs the " + role.wireName() + " role; token '" + identity.name()
+                    + "' has " + identity.role().wireName()));
+            return;
+        }
+        ctx.next();
     }
 
     public static Identity identity(RoutingContext ctx) {

@@ -3,18 +3,22 @@ package org.farmgate.node.api;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import org.farmgate.model.Role;
-import org.farmgate.model.SessionInfo;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.session.SessionService;
 
 /** {@code /api/sessions}: create (poweruser), list, get and delete (the creator or an admin). */
 public final class SessionsApi {
 
+    /** Names the node that holds a session; scoped to that session's WebSocket path. */
+    public static final String ROUTE_COOKIE = "farmgate_node";
+
     private final SessionService sessions;
+    private final long routeCookieSeconds;
     private final SessionRequestParser parser = new SessionRequestParser();
 
-    public SessionsApi(SessionService sessions) {
+    public SessionsApi(SessionService sessions, long routeCookieSeconds) {
         this.sessions = sessions;
+        this.routeCookieSeconds = routeCookieSeconds;
     }
 
     public void mount(Router router, Authenticator auth) {
@@ -27,7 +31,12 @@ public final class SessionsApi {
     private void create(RoutingContext ctx) {
         Identity caller = Authenticator.identity(ctx);
         sessions.create(caller, parser.parse(ctx.body().asString()))
-                .onSuccess(info -> Responses.json(ctx, 201, info))
+                .onSuccess(info -> {
+                    // The routing hint: a load balancer that reads it sends this session's WebSocket to its node.
+                    ctx.response().putHeader("Set-Cookie", ROUTE_COOKIE + "=" + info.nodeId() + "; Path="
+                            + info.wsUrl() + "; Max-Age=" + routeCookieSeconds + "; HttpOnly; SameSite=Lax");
+                    Responses.json(ctx, 201, info);
+                })
                 .onFailure(ctx::fail);
     }
 
@@ -36,21 +45,29 @@ public final class SessionsApi {
         if (all != null && !all.equals("true") && !all.equals("false")) {
             throw ApiException.badRequest("query parameter 'all' must be true or false");
         }
-        Responses.json(ctx, 200, sessions.list(Authenticator.identity(ctx), "true".equals(all)));
+        sessions.list(Authenticator.identity(ctx), "true".equals(all))
+                .onSuccess(list -> Responses.json(ctx, 200, list)).onFailure(ctx::fail);
     }
 
     private void get(RoutingContext ctx) {
         String id = ctx.pathParam("id");
-        SessionInfo info = sessions.get(Authenticator.identity(ctx), id)
-                .orElseThrow(() -> ApiException.notFound("no session " + id));
-        Responses.json(ctx, 200, info);
+        sessions.get(Authenticator.identity(ctx), id).onFailure(ctx::fail).onSuccess(info -> {
+            if (info.isEmpty()) {
+                ctx.fail(ApiException.notFound("no session " + id));
+            } else {
+                Responses.json(ctx, 200, info.get());
+            }
+        });
     }
 
     private void delete(RoutingContext ctx) {
         String id = ctx.pathParam("id");
-        if (!sessions.delete(Authenticator.identity(ctx), id)) {
-            throw ApiException.notFound("no session " + id);
-        }
-        Responses.noContent(ctx);
+        sessions.delete(Authenticator.identity(ctx), id).onFailure(ctx::fail).onSuccess(deleted -> {
+            if (deleted) {
+                Responses.noContent(ctx);
+            } else {
+                ctx.fail(ApiException.notFound("no session " + id));
+            }
+        });
     }
 }

@@ -4,12 +4,15 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import org.farmgate.model.Json;
 import org.farmgate.model.Role;
 import org.farmgate.node.auth.TicketService;
@@ -23,10 +26,12 @@ public final class TokensApi {
             @JsonProperty("groups") Set<String> groups, @JsonProperty("expires_at") Instant expiresAt) {
     }
 
+    private final Vertx vertx;
     private final TokenService tokens;
     private final TicketService tickets;
 
-    public TokensApi(TokenService tokens, TicketService tickets) {
+    public TokensApi(Vertx vertx, TokenService tokens, TicketService tickets) {
+        this.vertx = vertx;
         this.tokens = tokens;
         this.tickets = tickets;
     }
@@ -43,32 +48,41 @@ public final class TokensApi {
         if (request.role() == null) {
             throw ApiException.badRequest("field 'role' is required (viewer, operator, poweruser or admin)");
         }
-        TokenService.IssuedToken issued = tokens.create(request.name(), request.role(),
-                request.groups() == null ? Set.of() : request.groups(), request.expiresAt());
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("name", issued.record().name());
-        body.put("role", issued.record().role());
-        body.put("groups", issued.record().groups());
-        body.put("created_at", issued.record().createdAt());
-        body.put("expires_at", issued.record().expiresAt());
-        body.put("token", issued.token());
-        Responses.json(ctx, 201, body);
+        future(tokens.create(request.name(), request.role(), request.groups() == null ? Set.of() : request.groups(),
+                request.expiresAt())).onFailure(ctx::fail).onSuccess(issued -> {
+                    Map<String, Object> body = new LinkedHashMap<>();
+                    body.put("name", issued.record().name());
+                    body.put("role", issued.record().role());
+                    body.put("groups", issued.record().groups());
+                    body.put("created_at", issued.record().createdAt());
+                    body.put("expires_at", issued.record().expiresAt());
+                    body.put("token", issued.token());
+                    Responses.json(ctx, 201, body);
+                });
     }
 
     private void list(RoutingContext ctx) {
-        Responses.json(ctx, 200, tokens.list());
+        future(tokens.list()).onFailure(ctx::fail).onSuccess(list -> Responses.json(ctx, 200, list));
     }
 
     private void revoke(RoutingContext ctx) {
         String name = ctx.pathParam("name");
-        if (!tokens.revoke(name)) {
-            throw ApiException.notFound("no token named '" + name + "'");
-        }
-        Responses.noContent(ctx);
+        future(tokens.revoke(name)).onFailure(ctx::fail).onSuccess(revoked -> {
+            if (revoked) {
+                Responses.noContent(ctx);
+            } else {
+                ctx.fail(ApiException.notFound("no token named '" + name + "'"));
+            }
+        });
     }
 
     private void ticket(RoutingContext ctx) {
-        Responses.json(ctx, 200, Map.of("ticket", tickets.issue(Authenticator.identity(ctx))));
+        future(tickets.issue(Authenticator.identity(ctx))).onFailure(ctx::fail)
+                .onSuccess(ticket -> Responses.json(ctx, 200, Map.of("ticket", ticket)));
+    }
+
+    private <T> Future<T> future(CompletionStage<T> stage) {
+        return Future.fromCompletionStage(stage, vertx.getOrCreateContext());
     }
 
     /** Strict JSON into a record, with a 400 that names the offending field. */

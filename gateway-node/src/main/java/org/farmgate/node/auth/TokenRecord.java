@@ -3,6 +3,7 @@ package org.farmgate.node.auth;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.io.Serializable;
 import java.time.Instant;
 import java.util.Set;
 import org.farmgate.model.Role;
@@ -15,7 +16,7 @@ public record TokenRecord(
         @JsonProperty("groups") Set<String> groups,
         @JsonProperty("created_at") Instant createdAt,
         @JsonProperty("expires_at") Instant expiresAt,
-        @JsonIgnore String hash) {
+        @JsonIgnore String hash) implements Serializable {
 
     public boolean isExpired(Instant now) {
         return expiresAt != null && !now.isBefore(expiresAt);

@@ -6,17 +6,20 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.regex.Pattern;
 import org.farmgate.model.Role;
 import org.farmgate.node.api.ApiException;
+import org.farmgate.router.store.Query;
+import org.farmgate.router.store.SharedMap;
 
 /**
- * API tokens: the bootstrap admin token from configuration, and named tokens that admins create.
+ * API tokens: the bootstrap admin token from configuration, and named tokens that admins create, valid on every
+ * node of the cluster.
  *
- * <p>Tokens are looked up by the SHA-256 of what the caller presents, so the stores hold nothing a caller could
- * use; a second map from name to hash keeps names unique with one atomic {@code putIfAbsent}. Both maps are plain
- * {@link ConcurrentMap}s so that a cluster can pass maps every node shares.
+ * <p>Tokens are looked up by the SHA-256 of what the caller presents, so the shared maps hold nothing a caller could
+ * use; a second map from name to hash keeps names unique with one atomic {@code putIfAbsent}.
  */
 public final class TokenService {
 
@@ -31,38 +34,38 @@ public final class TokenService {
     }
 
     private final String bootstrapHash;
-    private final ConcurrentMap<String, TokenRecord> byHash;
-    private final ConcurrentMap<String, String> hashByName;
+    private final SharedMap<String, TokenRecord> byHash;
+    private final SharedMap<String, String> hashByName;
     private final Clock clock;
 
-    public TokenService(String bootstrapAdminToken, ConcurrentMap<String, TokenRecord> byHash,
-            ConcurrentMap<String, String> hashByName, Clock clock) {
+    public TokenService(String bootstrapAdminToken, SharedMap<String, TokenRecord> byHash,
+            SharedMap<String, String> hashByName, Clock clock) {
         this.bootstrapHash = Secrets.sha256Hex(bootstrapAdminToken);
         this.byHash = byHash;
         this.hashByName = hashByName;
         this.clock = clock;
     }
 
-    public Optional<Identity> authenticate(String presented) {
+    public CompletionStage<Optional<Identity>> authenticate(String presented) {
         if (presented == null || presented.isEmpty()) {
-            return Optional.empty();
+            return CompletableFuture.completedFuture(Optional.empty());
         }
         String hash = Secrets.sha256Hex(presented);
         if (Secrets.constantTimeEquals(hash, bootstrapHash)) {
-            return Optional.of(new Identity(BOOTSTRAP_NAME, Role.ADMIN, Set.of()));
+            return CompletableFuture.completedFuture(Optional.of(new Identity(BOOTSTRAP_NAME, Role.ADMIN, Set.of())));
         }
-        TokenRecord record = byHash.get(hash);
-        if (record == null || !Secrets.constantTimeEquals(record.hash(), hash)) {
-            return Optional.empty();
-        }
-        if (record.isExpired(clock.instant())) {
-            revoke(record.name());
-            return Optional.empty();
-        }
-        return Optional.of(record.identity());
+        return byHash.get(hash).thenCompose(record -> {
+            if (record == null || !Secrets.constantTimeEquals(record.hash(), hash)) {
+                return CompletableFuture.completedFuture(Optional.<Identity>empty());
+            }
+            if (record.isExpired(clock.instant())) {
+                return revoke(record.name()).thenApply(ignored -> Optional.<Identity>empty());
+            }
+            return CompletableFuture.completedFuture(Optional.of(record.identity()));
+        });
     }
 
-    public IssuedToken create(String name, Role role, Set<String> groups, Instant expiresAt) {
+    public CompletionStage<IssuedToken> create(String name, Role role, Set<String> groups, Instant expiresAt) {
         if (name == null || !NAME.matcher(name).matches()) {
             throw ApiException.badRequest("field 'name' must be 1-100 characters of letters, digits and . _ @ -, "
                     + "starting with a letter or digit");
@@ -76,29 +79,38 @@ public final class TokenService {
         }
         String token = Secrets.newSecret(TOKEN_PREFIX);
         String hash = Secrets.sha256Hex(token);
-        if (hashByName.putIfAbsent(name, hash) != null) {
-            throw ApiException.conflict("a token named '" + name + "' already exists");
-        }
         TokenRecord record = new TokenRecord(name, role, Set.copyOf(groups), now, expiresAt, hash);
-        byHash.put(hash, record);
-        return new IssuedToken(token, record);
+        return hashByName.putIfAbsent(name, hash).thenCompose(existing -> {
+            if (existing != null) {
+                throw ApiException.conflict("a token named '" + name + "' already exists");
+            }
+            return byHash.set(hash, record).thenApply(ignored -> new IssuedToken(token, record));
+        });
     }
 
-    public List<TokenRecord> list() {
+    public CompletionStage<List<TokenRecord>> list() {
         Instant now = clock.instant();
-        return byHash.values().stream()
-                .filter(record -> !record.isExpired(now))
-                .sorted(Comparator.comparing(TokenRecord::name))
-                .toList();
+        return byHash.query(new Unexpired(now)).thenApply(records -> records.stream()
+                .sorted(Comparator.comparing(TokenRecord::name)).toList());
     }
 
     /** @return whether a token of that name existed */
-    public boolean revoke(String name) {
-        String hash = hashByName.remove(name);
-        if (hash == null) {
-            return false;
+    public CompletionStage<Boolean> revoke(String name) {
+        return hashByName.remove(name).thenCompose(hash -> hash == null
+                ? CompletableFuture.completedFuture(false)
+                : byHash.remove(hash).thenApply(ignored -> true));
+    }
+
+    private record Unexpired(Instant now) implements Query<TokenRecord, TokenRecord> {
+
+        @Override
+        public boolean matches(TokenRecord value) {
+            return !value.isExpired(now);
         }
-        byHash.remove(hash);
-        return true;
+
+        @Override
+        public TokenRecord project(TokenRecord value) {
+            return value;
+        }
     }
 }

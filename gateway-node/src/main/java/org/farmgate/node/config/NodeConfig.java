@@ -36,7 +36,9 @@ public record NodeConfig(
         List<String> allowedOrigins,
         ZoneId defaultTimezone,
         int eventLoops,
-        CostModel costModel) {
+        CostModel costModel,
+        ClusterSettings cluster,
+        CapacitySettings capacity) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
@@ -60,7 +62,17 @@ public record NodeConfig(
                 source.list("GW_ALLOWED_ORIGINS", List.of()),
                 timezone(source),
                 source.integer("GW_EVENT_LOOPS", Runtime.getRuntime().availableProcessors(), 1, 1024),
-                costModel(source));
+                costModel(source),
+                ClusterSettings.from(source),
+                CapacitySettings.from(source));
+    }
+
+    /** Names the admin token's presence, never its value. */
+    @Override
+    public String toString() {
+        return "NodeConfig[node=" + nodeId + ", http=" + httpHost + ":" + httpPort + ", guacd=" + guacdHost + ":"
+                + guacdPort + ", adminToken=" + (adminToken == null ? "generated" : "set") + ", cluster=" + cluster
+                + ", capacity=" + capacity + "]";
     }
 
     private static TargetPolicy targetPolicy(ConfigSource source) {

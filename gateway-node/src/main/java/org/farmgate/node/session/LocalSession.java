@@ -42,6 +42,10 @@ public final class LocalSession {
         return info;
     }
 
+    SessionSpec spec() {
+        return spec;
+    }
+
     public String id() {
         return info.sessionId();
     }

@@ -4,16 +4,16 @@ import io.vertx.core.Vertx;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collection;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.farmgate.model.CostModel;
+import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.model.SessionStatus;
-import org.farmgate.node.api.ApiException;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.tunnel.Tunnel;
 import org.farmgate.node.tunnel.TunnelEnd;
@@ -35,58 +35,44 @@ public final class SessionHost {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionHost.class);
 
-    /** Session limits and times. */
-    public record Limits(int maxSessions, int maxSessionsPerUser, Duration pendingTimeout, Duration maxDuration,
-            Duration retention) {
+    /** Session times. */
+    public record Limits(Duration pendingTimeout, Duration maxDuration, Duration retention) {
     }
 
     private final Vertx vertx;
     private final String nodeId;
     private final Limits limits;
     private final SessionDirectory directory;
+    private final SessionLedger ledger;
     private final Clock clock;
     private final ConcurrentMap<String, LocalSession> sessions = new ConcurrentHashMap<>();
 
-    public SessionHost(Vertx vertx, String nodeId, Limits limits, SessionDirectory directory, Clock clock) {
+    public SessionHost(Vertx vertx, String nodeId, Limits limits, SessionDirectory directory, SessionLedger ledger,
+            Clock clock) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.limits = limits;
         this.directory = directory;
+        this.ledger = ledger;
         this.clock = clock;
     }
 
-    /** Opens a pending session, within the node's and the creator's limits. */
-    public SessionInfo open(Identity creator, SessionSpec spec, InetAddress target, int estimatedMemoryMb) {
-        LocalSession session;
-        synchronized (this) {
-            Collection<LocalSession> all = sessions.values();
-            long live = all.stream().filter(s -> s.info().status().isLive()).count();
-            if (live >= limits.maxSessions()) {
-                throw new ApiException(503, "no capacity", Map.of("reason", "this node already runs its maximum of "
-                        + limits.maxSessions() + " sessions"), Map.of("Retry-After", "10"));
-            }
-            long mine = all.stream().filter(s -> {
-                SessionInfo info = s.info();
-                return info.status().isLive() && creator.name().equals(info.createdBy());
-            }).count();
-            if (mine >= limits.maxSessionsPerUser()) {
-                throw new ApiException(429, "'" + creator.name() + "' already has " + mine
-                        + " pending or active sessions, the most allowed per user");
-            }
-            SessionInfo info = new SessionInfo(UUID.randomUUID().toString(), spec.protocol(), SessionStatus.PENDING,
-                    clock.instant(), spec.hostname(), spec.port(), spec.username(), creator.name(), 0, nodeId,
-                    estimatedMemoryMb, null, null);
-            session = new LocalSession(info, spec, target);
-            sessions.put(info.sessionId(), session);
-            directory.publish(info);
-        }
-        long timeoutMs = limits.pendingTimeout().toMillis();
+    /**
+     * Opens a pending session that the router placed here and charged {@code chargedMb}. Limits were checked by the
+     * router's reservation; the credentials stay in this node's memory.
+     */
+    public SessionInfo open(String sessionId, Identity creator, SessionSpec spec, InetAddress target, int chargedMb) {
+        SessionInfo info = new SessionInfo(sessionId, spec.protocol(), SessionStatus.PENDING, clock.instant(),
+                spec.hostname(), spec.port(), spec.username(), creator.name(), 0, nodeId, chargedMb, null, null);
+        LocalSession session = new LocalSession(info, spec, target);
         synchronized (session) {
-            session.pendingTimer = vertx.setTimer(timeoutMs, id -> expire(session));
+            sessions.put(sessionId, session);
+            publish(info);
+            session.pendingTimer = vertx.setTimer(limits.pendingTimeout().toMillis(), id -> expire(session));
         }
-        LOG.info("session {} pending: node={} protocol={} target={}:{} by={}", session.id(), nodeId,
-                spec.protocol().wireName(), spec.hostname(), spec.port(), creator.name());
-        return session.info();
+        LOG.info("session {} pending: node={} protocol={} target={}:{} by={} charged={}MB", sessionId, nodeId,
+                spec.protocol().wireName(), spec.hostname(), spec.port(), creator.name(), chargedMb);
+        return info;
     }
 
     /**
@@ -129,8 +115,9 @@ public final class SessionHost {
             long left = Math.max(1, limits.maxDuration().toMillis() - age);
             session.durationTimer = vertx.setTimer(left, id -> terminate(session, GuacamoleStatus.SESSION_TIMEOUT,
                     "the session reached its maximum duration of " + limits.maxDuration().toSeconds() + " s"));
-            directory.publish(info);
+            publish(info);
         }
+        ledger.activated(info.sessionId());
         LOG.info("session {} active: node={} protocol={}", info.sessionId(), nodeId, info.sessionType().wireName());
         return true;
     }
@@ -158,17 +145,40 @@ public final class SessionHost {
         Tunnel tunnel;
         synchronized (session) {
             tunnel = session.tunnel;
+            boolean wasLive = session.state != LocalSession.State.ENDED;
             session.tunnel = null;
             session.state = LocalSession.State.ENDED;
             cancelTimer(session.pendingTimer);
             cancelTimer(session.durationTimer);
             forget(session);
+            if (wasLive) {
+                ledger.released(sessionId);
+            }
         }
         if (tunnel != null) {
             tunnel.terminate(GuacamoleStatus.SESSION_CLOSED, "the session was deleted");
         }
         LOG.info("session {} deleted: node={} by={}", sessionId, nodeId, who.name());
         return true;
+    }
+
+    /** Active sessions by protocol, and what {@code model} charges for them: the calibrator's input. */
+    public record Usage(Map<Protocol, Integer> sessions, long chargedMb) {
+    }
+
+    public Usage activeUsage(CostModel model) {
+        Map<Protocol, Integer> counts = new EnumMap<>(Protocol.class);
+        long charged = 0;
+        for (LocalSession session : sessions.values()) {
+            synchronized (session) {
+                if (session.state == LocalSession.State.ACTIVE) {
+                    SessionSpec spec = session.spec();
+                    counts.merge(spec.protocol(), 1, Integer::sum);
+                    charged += model.estimateMb(spec.protocol(), spec.display());
+                }
+            }
+        }
+        return new Usage(counts, charged);
     }
 
     public LocalSession local(String sessionId) {
@@ -226,8 +236,9 @@ public final class SessionHost {
             cancelTimer(session.durationTimer);
             session.info = session.info.ended(status, clock.instant(), reason);
             info = session.info;
-            directory.publish(info);
+            publish(info);
         }
+        ledger.released(info.sessionId());
         long seconds = Duration.between(info.createdAt(), info.endedAt()).toSeconds();
         if (end != null) {
             LOG.info("session {} {}: node={} protocol={} duration={}s bytes_to_client={} bytes_to_guacd={} "
@@ -254,8 +265,19 @@ public final class SessionHost {
     /** Drops the session and its record; called under the session's lock so no publish can resurrect it. */
     private void forget(LocalSession session) {
         if (sessions.remove(session.id(), session)) {
-            directory.remove(session.id());
+            directory.remove(session.id()).exceptionally(error -> {
+                LOG.warn("could not remove the record of session {}: {}", session.id(), error.getMessage());
+                return null;
+            });
         }
+    }
+
+    /** Writes the record; called under the session's lock, so a session's records are written in order. */
+    private void publish(SessionInfo info) {
+        directory.publish(info).exceptionally(error -> {
+            LOG.warn("could not publish the record of session {}: {}", info.sessionId(), error.getMessage());
+            return null;
+        });
     }
 
     private void cancelTimer(long timer) {

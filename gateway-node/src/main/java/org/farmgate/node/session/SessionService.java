@@ -1,78 +1,189 @@
 package org.farmgate.node.session;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import org.farmgate.model.CostModel;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.node.api.ApiException;
 import org.farmgate.node.auth.Identity;
+import org.farmgate.node.cluster.NodeMessenger;
 import org.farmgate.node.target.TargetPolicy;
+import org.farmgate.router.NoCapacityException;
 import org.farmgate.router.SessionDirectory;
+import org.farmgate.router.SessionRouter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * What the sessions API does: check the target, charge the cost model, open the session; read and delete through
- * the directory.
+ * What the sessions API does, cluster-wide: check the target, have the router place and charge the session, hand
+ * it to its node; read through the directory; delete on whichever node holds it.
  */
 public final class SessionService {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SessionService.class);
+    static final String OPEN = "open";
+    static final String DELETE = "delete";
+
+    /** What the placing node sends the owner: the only message that carries credentials. */
+    record OpenRequest(@JsonProperty("session_id") String sessionId, @JsonProperty("creator") Identity creator,
+            @JsonProperty("spec") SessionSpec spec, @JsonProperty("charged_mb") int chargedMb) {
+
+        @Override
+        public String toString() {
+            return "OpenRequest[" + sessionId + ", " + spec + "]";
+        }
+    }
+
+    record DeleteRequest(@JsonProperty("session_id") String sessionId, @JsonProperty("caller") Identity caller) {
+    }
+
     private final Vertx vertx;
+    private final String nodeId;
     private final TargetPolicy targets;
-    private final CostModel costModel;
+    private final int maxSessionsPerUser;
     private final SessionHost host;
     private final SessionDirectory directory;
+    private final SessionRouter router;
+    private final NodeMessenger messenger;
 
-    public SessionService(Vertx vertx, TargetPolicy targets, CostModel costModel, SessionHost host,
-            SessionDirectory directory) {
+    public SessionService(Vertx vertx, String nodeId, TargetPolicy targets, int maxSessionsPerUser, SessionHost host,
+            SessionDirectory directory, SessionRouter router, NodeMessenger messenger) {
         this.vertx = vertx;
+        this.nodeId = nodeId;
         this.targets = targets;
-        this.costModel = costModel;
+        this.maxSessionsPerUser = maxSessionsPerUser;
         this.host = host;
         this.directory = directory;
+        this.router = router;
+        this.messenger = messenger;
+    }
+
+    /** Answers the other nodes' open and delete requests for sessions placed on this node. */
+    public void serve() {
+        messenger.serve(nodeId, OPEN, OpenRequest.class, request -> resolveChecked(request.spec())
+                .map(addresses -> host.open(request.sessionId(), request.creator(), request.spec(), addresses.get(0),
+                        request.chargedMb())));
+        messenger.serve(nodeId, DELETE, DeleteRequest.class,
+                request -> Future.succeededFuture(host.delete(request.sessionId(), request.caller())));
     }
 
     public Future<SessionInfo> create(Identity creator, SessionSpec spec) {
-        return resolve(spec.hostname()).map(addresses -> {
+        return await(directory.countLive(creator.name())).compose(live -> {
+            if (live >= maxSessionsPerUser) {
+                throw new ApiException(429, "'" + creator.name() + "' already has " + live
+                        + " pending or active sessions, the most allowed per user");
+            }
+            return resolveChecked(spec);
+        }).compose(addresses -> placeAndOpen(UUID.randomUUID().toString(), creator, spec, addresses.get(0),
+                new HashSet<>()));
+    }
+
+    /**
+     * Places the session and opens it on its node. A node that cannot be reached gives its reservation back and is
+     * skipped; the session goes to the next best node.
+     */
+    private Future<SessionInfo> placeAndOpen(String sessionId, Identity creator, SessionSpec spec,
+            InetAddress localTarget, Set<String> excluded) {
+        return await(router.place(sessionId, spec.protocol(), spec.display(), excluded))
+                .recover(error -> Future.failedFuture(error instanceof NoCapacityException noCapacity
+                        ? new ApiException(503, "no capacity", Map.of("reason", noCapacity.getMessage()),
+                                Map.of("Retry-After", "10"))
+                        : error))
+                .compose(placement -> open(placement, sessionId, creator, spec, localTarget).recover(error ->
+                        await(router.release(placement.nodeId(), sessionId)).transform(released -> {
+                            if (error instanceof NodeMessenger.NodeUnreachableException) {
+                                LOG.warn("session {}: {}; placing it elsewhere", sessionId, error.getMessage());
+                                excluded.add(placement.nodeId());
+                                return placeAndOpen(sessionId, creator, spec, localTarget, excluded);
+                            }
+                            return Future.failedFuture(error);
+                        })));
+    }
+
+    private Future<SessionInfo> open(SessionRouter.Placement placement, String sessionId, Identity creator,
+            SessionSpec spec, InetAddress localTarget) {
+        if (placement.nodeId().equals(nodeId)) {
+            return Future.succeededFuture(host.open(sessionId, creator, spec, localTarget, placement.chargedMb()));
+        }
+        return messenger.request(placement.nodeId(), OPEN,
+                new OpenRequest(sessionId, creator, spec, placement.chargedMb()), SessionInfo.class);
+    }
+
+    public Future<List<SessionInfo>> list(Identity caller, boolean all) {
+        if (all && !caller.isAdmin()) {
+            throw new ApiException(403, "only admins may list everyone's sessions (all=true)");
+        }
+        return await(directory.list(all ? null : caller.name()));
+    }
+
+    /** A session the caller may see: other users' sessions do not exist for non-admins. */
+    public Future<Optional<SessionInfo>> get(Identity caller, String sessionId) {
+        return await(directory.find(sessionId)).map(info -> Optional.ofNullable(info)
+                .filter(found -> SessionHost.mayUse(caller, found)));
+    }
+
+    /** Deletes on the node that holds the session; a session whose node is gone only loses its record. */
+    public Future<Boolean> delete(Identity caller, String sessionId) {
+        return get(caller, sessionId).compose(found -> {
+            if (found.isEmpty()) {
+                return Future.succeededFuture(false);
+            }
+            String owner = found.get().nodeId();
+            if (owner.equals(nodeId)) {
+                return Future.succeededFuture(host.delete(sessionId, caller));
+            }
+            if (!found.get().status().isLive()) {
+                return await(directory.remove(sessionId)).map(true);
+            }
+            return messenger.request(owner, DELETE, new DeleteRequest(sessionId, caller), Boolean.class)
+                    .recover(error -> error instanceof NodeMessenger.NodeUnreachableException
+                            ? await(directory.remove(sessionId)).map(true) : Future.failedFuture(error));
+        });
+    }
+
+    /**
+     * Resolves the target and checks every address against the protocol's allow-list. Name resolution blocks, so
+     * it runs on a worker thread.
+     */
+    private Future<List<InetAddress>> resolveChecked(SessionSpec spec) {
+        return vertx.executeBlocking(() -> {
+            List<InetAddress> addresses;
+            try {
+                addresses = Arrays.asList(InetAddress.getAllByName(spec.hostname()));
+            } catch (UnknownHostException e) {
+                throw ApiException.badRequest("field 'hostname': " + spec.hostname() + " does not resolve");
+            }
             InetAddress outside = targets.firstOutside(spec.protocol(), addresses);
             if (outside != null) {
                 throw ApiException.badRequest("field 'hostname': " + spec.hostname() + " resolves to "
                         + outside.getHostAddress() + ", outside the networks allowed for " + spec.protocol().wireName()
                         + " (" + targets.allowedNetworks(spec.protocol()) + ")");
             }
-            int cost = costModel.estimateMb(spec.protocol(), spec.display());
-            return host.open(creator, spec, addresses.get(0), cost);
-        });
-    }
-
-    public List<SessionInfo> list(Identity caller, boolean all) {
-        if (all && !caller.isAdmin()) {
-            throw new ApiException(403, "only admins may list everyone's sessions (all=true)");
-        }
-        return directory.list(info -> all || caller.name().equals(info.createdBy()));
-    }
-
-    /** A session the caller may see: other users' sessions do not exist for non-admins. */
-    public Optional<SessionInfo> get(Identity caller, String sessionId) {
-        return directory.find(sessionId).filter(info -> SessionHost.mayUse(caller, info));
-    }
-
-    public boolean delete(Identity caller, String sessionId) {
-        return host.delete(sessionId, caller);
-    }
-
-    /** Name resolution blocks, so it runs on a worker thread; every address must pass the allow-list. */
-    private Future<List<InetAddress>> resolve(String hostname) {
-        return vertx.executeBlocking(() -> {
-            try {
-                return Arrays.asList(InetAddress.getAllByName(hostname));
-            } catch (UnknownHostException e) {
-                throw ApiException.badRequest("field 'hostname': " + hostname + " does not resolve");
-            }
+            return addresses;
         }, false);
+    }
+
+    /** A cluster call's stage as a Vert.x future, completed back on the caller's event loop, failures unwrapped. */
+    private <T> Future<T> await(CompletionStage<T> stage) {
+        Context context = vertx.getOrCreateContext();
+        return Future.fromCompletionStage(stage, context).recover(error -> {
+            Throwable cause = error;
+            while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            return Future.failedFuture(cause);
+        });
     }
 }

@@ -8,9 +8,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionStage;
 import org.farmgate.model.Role;
+import org.farmgate.router.store.LocalSharedMap;
 import org.junit.jupiter.api.Test;
 
 class TokenAndTicketTest {
@@ -19,58 +21,59 @@ class TokenAndTicketTest {
 
     @Test
     void bootstrapTokenIsAdmin() {
-        TokenService tokens = tokens();
-        assertEquals(Role.ADMIN, tokens.authenticate("bootstrap").orElseThrow().role());
-        assertTrue(tokens.authenticate("bootstrap ").isEmpty());
-        assertTrue(tokens.authenticate("").isEmpty());
-        assertTrue(tokens.authenticate(null).isEmpty());
+        TokenService tokens = tokens(new LocalSharedMap<>(clock), new LocalSharedMap<>(clock));
+        assertEquals(Role.ADMIN, join(tokens.authenticate("bootstrap")).orElseThrow().role());
+        assertTrue(join(tokens.authenticate("bootstrap ")).isEmpty());
+        assertTrue(join(tokens.authenticate("")).isEmpty());
+        assertTrue(join(tokens.authenticate(null)).isEmpty());
     }
 
     @Test
     void tokensStopWorkingWhenTheyExpire() {
-        TokenService tokens = tokens();
-        String token = tokens.create("temp", Role.VIEWER, Set.of("ops"), clock.instant().plusSeconds(60)).token();
-        Identity identity = tokens.authenticate(token).orElseThrow();
+        TokenService tokens = tokens(new LocalSharedMap<>(clock), new LocalSharedMap<>(clock));
+        String token = join(tokens.create("temp", Role.VIEWER, Set.of("ops"), clock.instant().plusSeconds(60)))
+                .token();
+        Identity identity = join(tokens.authenticate(token)).orElseThrow();
         assertEquals("temp", identity.name());
         assertEquals(Set.of("ops"), identity.groups());
         clock.advance(Duration.ofSeconds(60));
-        assertTrue(tokens.authenticate(token).isEmpty());
-        assertTrue(tokens.list().isEmpty(), "expired tokens are not listed");
+        assertTrue(join(tokens.authenticate(token)).isEmpty());
+        assertTrue(join(tokens.list()).isEmpty(), "expired tokens are not listed");
     }
 
     @Test
     void storesHoldHashesOnly() {
-        ConcurrentHashMap<String, TokenRecord> byHash = new ConcurrentHashMap<>();
-        ConcurrentHashMap<String, String> byName = new ConcurrentHashMap<>();
-        TokenService tokens = new TokenService("bootstrap", byHash, byName, clock);
-        String token = tokens.create("hashed", Role.ADMIN, Set.of(), null).token();
-        assertFalse(byHash.toString().contains(token));
-        assertFalse(byName.toString().contains(token));
-        assertEquals(Set.of(Secrets.sha256Hex(token)), byHash.keySet());
+        LocalSharedMap<String, TokenRecord> byHash = new LocalSharedMap<>(clock);
+        LocalSharedMap<String, String> byName = new LocalSharedMap<>(clock);
+        String token = join(tokens(byHash, byName).create("hashed", Role.ADMIN, Set.of(), null)).token();
+        assertEquals(Secrets.sha256Hex(token), join(byName.get("hashed")));
+        assertEquals("hashed", join(byHash.get(Secrets.sha256Hex(token))).name());
+        assertEquals(null, join(byHash.get(token)));
     }
 
     @Test
     void ticketsAreSingleUseAndExpireAfterThirtySeconds() {
-        ConcurrentHashMap<String, TicketService.Ticket> store = new ConcurrentHashMap<>();
-        TicketService tickets = new TicketService(store, clock);
+        LocalSharedMap<String, TicketService.Ticket> store = new LocalSharedMap<>(clock);
+        TicketService tickets = new TicketService(store, TicketService.TICKET_PREFIX, clock);
         Identity who = new Identity("u", Role.VIEWER, Set.of());
-        String once = tickets.issue(who);
-        assertFalse(store.toString().contains(once), "the store holds the hash, not the ticket");
-        assertEquals(who, tickets.redeem(once).orElseThrow());
-        assertTrue(tickets.redeem(once).isEmpty());
+        String once = join(tickets.issue(who));
+        assertTrue(once.matches("wst_[0-9a-f]{64}"));
+        assertEquals(null, join(store.get(once)), "the store holds the hash, not the ticket");
+        assertEquals(Optional.of(who), join(tickets.redeem(once)));
+        assertTrue(join(tickets.redeem(once)).isEmpty());
 
-        String late = tickets.issue(who);
+        String late = join(tickets.issue(who));
         clock.advance(Duration.ofSeconds(30));
-        assertTrue(tickets.redeem(late).isEmpty());
-
-        tickets.issue(who);
-        clock.advance(Duration.ofSeconds(31));
-        assertEquals(1, tickets.purgeExpired());
-        assertTrue(store.isEmpty());
+        assertTrue(join(tickets.redeem(late)).isEmpty());
+        assertFalse(join(new TicketService(store, TicketService.RELAY_PREFIX, clock).redeem(once)).isPresent());
     }
 
-    private TokenService tokens() {
-        return new TokenService("bootstrap", new ConcurrentHashMap<>(), new ConcurrentHashMap<>(), clock);
+    private TokenService tokens(LocalSharedMap<String, TokenRecord> byHash, LocalSharedMap<String, String> byName) {
+        return new TokenService("bootstrap", byHash, byName, clock);
+    }
+
+    private static <T> T join(CompletionStage<T> stage) {
+        return stage.toCompletableFuture().join();
     }
 
     /** A clock the test moves. */

@@ -1,5 +1,6 @@
 package org.farmgate.router.registry;
 
+import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -19,7 +20,7 @@ import org.farmgate.router.store.Update;
 public final class NodeRegistry {
 
     /** How a reservation attempt ended; {@code node} is the entry's summary after the attempt. */
-    public record ReserveResult(Outcome outcome, int chargedMb, NodeLoad node) {
+    public record ReserveResult(Outcome outcome, int chargedMb, NodeLoad node) implements Serializable {
 
         public enum Outcome {
             RESERVED,

@@ -1,0 +1,201 @@
+package org.farmgate.node.cluster;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.NearCacheConfig;
+import com.hazelcast.config.SplitBrainProtectionConfig;
+import com.hazelcast.core.HazelcastInstance;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.farmgate.model.NodeLoad;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.node.auth.TicketService;
+import org.farmgate.node.auth.TokenRecord;
+import org.farmgate.node.config.ClusterSettings;
+import org.farmgate.node.config.NodeConfig;
+import org.farmgate.router.store.HazelcastMembership;
+import org.farmgate.router.store.HazelcastSharedMap;
+import org.farmgate.router.store.LocalMembership;
+import org.farmgate.router.store.LocalSharedMap;
+import org.farmgate.router.store.Membership;
+import org.farmgate.router.store.SharedMap;
+
+/**
+ * The node's Vert.x and its view of the cluster: a clustered Vert.x on a Hazelcast member (TCP-IP or Kubernetes
+ * DNS discovery, multicast off, failure detection in seconds, split-brain protection on the maps that must not
+ * fork), or, for a node configured to run alone, a plain Vert.x with local maps. Everything above this class sees
+ * only {@link SharedMap}s and a {@link Membership}.
+ */
+public final class ClusterRuntime {
+
+    public static final String NODES = "farmgate.nodes";
+    public static final String SESSIONS = "farmgate.sessions";
+    public static final String TOKENS = "farmgate.tokens";
+    public static final String TOKEN_NAMES = "farmgate.token-names";
+    public static final String TICKETS = "farmgate.tickets";
+    public static final String RELAY_TICKETS = "farmgate.relay-tickets";
+    private static final String QUORUM = "farmgate-quorum";
+
+    private final Vertx vertx;
+    private final HazelcastInstance hazelcast;
+    private final ExecutorService blocking;
+    private final Membership membership;
+    private final SharedMap<String, NodeLoad> nodes;
+    private final SharedMap<String, SessionInfo> sessions;
+    private final SharedMap<String, TokenRecord> tokens;
+    private final SharedMap<String, String> tokenNames;
+    private final SharedMap<String, TicketService.Ticket> tickets;
+    private final SharedMap<String, TicketService.Ticket> relayTickets;
+
+    private ClusterRuntime(Vertx vertx, HazelcastInstance hazelcast) {
+        this.vertx = vertx;
+        this.hazelcast = hazelcast;
+        if (hazelcast == null) {
+            blocking = null;
+            membership = new LocalMembership("local-" + UUID.randomUUID());
+            nodes = new LocalSharedMap<>();
+            sessions = new LocalSharedMap<>();
+            tokens = new LocalSharedMap<>();
+            tokenNames = new LocalSharedMap<>();
+            tickets = new LocalSharedMap<>();
+            relayTickets = new LocalSharedMap<>();
+        } else {
+            // Hazelcast offers queries only blocking: a few threads of their own, never an event loop.
+            blocking = Executors.newFixedThreadPool(2, runnable -> {
+                Thread thread = new Thread(runnable, "farmgate-cluster-query");
+                thread.setDaemon(true);
+                return thread;
+            });
+            membership = new HazelcastMembership(hazelcast);
+            nodes = new HazelcastSharedMap<>(hazelcast.getMap(NODES), blocking);
+            sessions = new HazelcastSharedMap<>(hazelcast.getMap(SESSIONS), blocking);
+            tokens = new HazelcastSharedMap<>(hazelcast.getMap(TOKENS), blocking);
+            tokenNames = new HazelcastSharedMap<>(hazelcast.getMap(TOKEN_NAMES), blocking);
+            tickets = new HazelcastSharedMap<>(hazelcast.getMap(TICKETS), blocking);
+            relayTickets = new HazelcastSharedMap<>(hazelcast.getMap(RELAY_TICKETS), blocking);
+        }
+    }
+
+    /** Starts Vert.x, joining the cluster unless the node is configured to run alone. */
+    public static Future<ClusterRuntime> start(NodeConfig config) {
+        VertxOptions options = new VertxOptions().setEventLoopPoolSize(config.eventLoops());
+        ClusterSettings cluster = config.cluster();
+        if (!cluster.enabled()) {
+            return Future.succeededFuture(new ClusterRuntime(Vertx.vertx(options), null));
+        }
+        HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(cluster));
+        EventBusOptions eventBus = options.getEventBusOptions();
+        if (cluster.host() != null) {
+            eventBus.setHost(cluster.host());
+        }
+        if (cluster.advertiseHost() != null) {
+            eventBus.setClusterPublicHost(cluster.advertiseHost());
+        }
+        return Vertx.builder().with(options).withClusterManager(manager).buildClustered()
+                .map(vertx -> new ClusterRuntime(vertx, manager.getHazelcastInstance()));
+    }
+
+    static Config hazelcastConfig(ClusterSettings cluster) {
+        Config config = ConfigUtil.loadConfig(); // Vert.x's own maps for the event bus, then ours
+        config.setClusterName(cluster.name());
+        config.setProperty("hazelcast.logging.type", "slf4j");
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        // We leave the cluster ourselves, after draining: no shutdown hook of Hazelcast's own.
+        config.setProperty("hazelcast.shutdownhook.enabled", "false");
+        config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+        config.setProperty("hazelcast.max.no.heartbeat.seconds", String.valueOf(cluster.memberTimeout().toSeconds()));
+        config.setProperty("hazelcast.graceful.shutdown.max.wait", "60");
+
+        config.getNetworkConfig().setPort(cluster.port()).setPortAutoIncrement(false);
+        if (cluster.host() != null) {
+            config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface(cluster.host());
+            config.getNetworkConfig().setPublicAddress(cluster.host() + ":" + cluster.port());
+            config.setProperty("hazelcast.local.localAddress", cluster.host());
+        }
+        JoinConfig join = config.getNetworkConfig().getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        if (cluster.kubernetesServiceDns() != null) {
+            join.getKubernetesConfig().setEnabled(true).setProperty("service-dns", cluster.kubernetesServiceDns());
+        } else {
+            join.getTcpIpConfig().setEnabled(true).setMembers(cluster.members());
+        }
+
+        if (cluster.minMembers() > 1) {
+            config.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig(QUORUM, true, cluster.minMembers()));
+        }
+        String quorum = cluster.minMembers() > 1 ? QUORUM : null;
+        config.addMapConfig(new MapConfig(NODES).setBackupCount(1).setSplitBrainProtectionName(quorum));
+        config.addMapConfig(new MapConfig(SESSIONS).setBackupCount(1).setSplitBrainProtectionName(quorum));
+        // Every API call reads a token: keep a copy near each node, invalidated when a token changes.
+        config.addMapConfig(new MapConfig(TOKENS).setBackupCount(1)
+                .setNearCacheConfig(new NearCacheConfig(TOKENS).setInvalidateOnChange(true)));
+        config.addMapConfig(new MapConfig(TOKEN_NAMES).setBackupCount(1));
+        config.addMapConfig(new MapConfig(TICKETS).setBackupCount(1));
+        config.addMapConfig(new MapConfig(RELAY_TICKETS).setBackupCount(1));
+        return config;
+    }
+
+    public Vertx vertx() {
+        return vertx;
+    }
+
+    public boolean isClustered() {
+        return hazelcast != null;
+    }
+
+    public Membership membership() {
+        return membership;
+    }
+
+    public SharedMap<String, NodeLoad> nodes() {
+        return nodes;
+    }
+
+    public SharedMap<String, SessionInfo> sessions() {
+        return sessions;
+    }
+
+    public SharedMap<String, TokenRecord> tokens() {
+        return tokens;
+    }
+
+    public SharedMap<String, String> tokenNames() {
+        return tokenNames;
+    }
+
+    public SharedMap<String, TicketService.Ticket> tickets() {
+        return tickets;
+    }
+
+    public SharedMap<String, TicketService.Ticket> relayTickets() {
+        return relayTickets;
+    }
+
+    /**
+     * Leaves the cluster gracefully (partitions migrate to the others) and stops Vert.x. Closing is started from a
+     * thread of its own: a close called on one of this Vert.x's event loops would complete on that same loop, which
+     * the close stops, and nobody would hear of it.
+     */
+    public Future<Void> close() {
+        Promise<Void> closed = Promise.promise();
+        Thread closer = new Thread(() -> vertx.close().onComplete(result -> {
+            if (blocking != null) {
+                blocking.shutdownNow();
+            }
+            closed.handle(result);
+        }), "farmgate-close");
+        closer.setDaemon(true);
+        closer.start();
+        return closed.future();
+    }
+}

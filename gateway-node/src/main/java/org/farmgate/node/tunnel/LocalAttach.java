@@ -1,0 +1,76 @@
+package org.farmgate.node.tunnel;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.ServerWebSocket;
+import org.farmgate.model.SessionStatus;
+import org.farmgate.node.auth.Identity;
+import org.farmgate.node.guacd.GuacdClient;
+import org.farmgate.node.guacd.GuacdException;
+import org.farmgate.node.session.AttachRefusedException;
+import org.farmgate.node.session.ClientHints;
+import org.farmgate.node.session.LocalSession;
+import org.farmgate.node.session.SessionHost;
+import org.farmgate.protocol.GuacamoleStatus;
+import org.farmgate.protocol.Instruction;
+
+/**
+ * Attaches a WebSocket to a session this node holds: claims the session, runs the guacd handshake (only now, when
+ * a client is there to answer guacd), and starts the tunnel. The WebSocket may be a browser's or another node's
+ * relay; it is paused until the tunnel runs.
+ */
+final class LocalAttach {
+
+    private final Vertx vertx;
+    private final SessionHost host;
+    private final GuacdClient guacd;
+    private final String defaultTimezone;
+
+    LocalAttach(Vertx vertx, SessionHost host, GuacdClient guacd, String defaultTimezone) {
+        this.vertx = vertx;
+        this.host = host;
+        this.guacd = guacd;
+        this.defaultTimezone = defaultTimezone;
+    }
+
+    void attach(ServerWebSocket ws, String sessionId, Identity identity, ClientHints hints) {
+        LocalSession session;
+        try {
+            session = host.beginAttach(sessionId, identity);
+        } catch (AttachRefusedException refused) {
+            refuse(ws, refused.status().code(), refused.getMessage());
+            return;
+        }
+        guacd.connect(session.handshakeRequest(hints, defaultTimezone))
+                .onSuccess(connection -> {
+                    if (ws.isClosed()) {
+                        connection.socket().close();
+                        host.attachFailed(session, SessionStatus.COMPLETED,
+                                "the client left during the guacd handshake");
+                        return;
+                    }
+                    Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(),
+                            end -> host.tunnelEnded(session, end));
+                    if (!host.activate(session, tunnel)) {
+                        connection.socket().close();
+                        refuse(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session was deleted");
+                        return;
+                    }
+                    tunnel.start();
+                })
+                .onFailure(error -> {
+                    int status = error instanceof GuacdException guacdError ? guacdError.status()
+                            : GuacamoleStatus.SERVER_ERROR.code();
+                    host.attachFailed(session, SessionStatus.ERROR, error.getMessage());
+                    refuse(ws, status, error.getMessage());
+                });
+    }
+
+    /** Tells the client why, the way Apache Guacamole's tunnel does: an error instruction, then the close reason. */
+    static void refuse(ServerWebSocket ws, int status, String message) {
+        if (ws.isClosed()) {
+            return;
+        }
+        ws.writeTextMessage(Instruction.of("error", message, String.valueOf(status)).encode());
+        ws.close(GuacamoleStatus.webSocketCloseCodeOf(status), String.valueOf(status));
+    }
+}

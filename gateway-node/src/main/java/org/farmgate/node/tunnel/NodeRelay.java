@@ -1,0 +1,118 @@
+package org.farmgate.node.tunnel;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketClientOptions;
+import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.http.WebSocketFrame;
+import io.vertx.core.http.WebSocketBase;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.farmgate.model.NodeAddress;
+import org.farmgate.protocol.GuacamoleStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries a browser's WebSocket to the node that holds its session, when a load balancer delivered it elsewhere.
+ *
+ * <p>This node opens a WebSocket to the owner's internal relay path, authenticated by a single-use relay ticket
+ * from the cluster, and pipes both ways with back-pressure (a full write queue pauses the other side until it
+ * drains). The owner sends whole instructions per message, so its messages are forwarded one for one and the
+ * browser still gets whole instructions per frame; the browser's bytes go on as binary frames, since the owner
+ * parses them as a stream and a message cut anywhere must not be held to UTF-8. The owner's close code and reason
+ * (the Guacamole status) reach the browser unchanged; if the owner vanishes, the browser is told 520.
+ */
+final class NodeRelay {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeRelay.class);
+    static final String PATH = "/internal/relay/";
+
+    private final WebSocketClient client;
+    private final AtomicLong relayed = new AtomicLong();
+
+    NodeRelay(Vertx vertx) {
+        this.client = vertx.createWebSocketClient(new WebSocketClientOptions()
+                .setMaxFrameSize(Tunnel.MAX_MESSAGE_BYTES + 1024)
+                .setMaxMessageSize(4 * Tunnel.MAX_MESSAGE_BYTES)
+                .setTryUsePerMessageCompression(false));
+    }
+
+    /** Sessions relayed to another node since start. */
+    long relayedSessions() {
+        return relayed.get();
+    }
+
+    void relay(ServerWebSocket browser, String sessionId, NodeAddress owner, String ownerId, String ticket,
+            List<String[]> forwardedParams) {
+        StringBuilder uri = new StringBuilder(PATH).append(sessionId).append("?ticket=").append(ticket);
+        for (String[] param : forwardedParams) {
+            uri.append('&').append(param[0]).append('=').append(URLEncoder.encode(param[1], StandardCharsets.UTF_8));
+        }
+        client.connect(new WebSocketConnectOptions().setHost(owner.httpHost()).setPort(owner.httpPort())
+                        .setURI(uri.toString()).addSubProtocol("guacamole"))
+                .onFailure(error -> LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
+                        "node " + ownerId + " that holds the session is not reachable: " + error.getMessage()))
+                .onSuccess(upstream -> {
+                    relayed.incrementAndGet();
+                    LOG.debug("session {}: relaying to node {}", sessionId, ownerId);
+                    pipe(browser, upstream, ownerId);
+                });
+    }
+
+    private static void pipe(ServerWebSocket browser, WebSocket upstream, String ownerId) {
+        if (browser.isClosed()) {
+            upstream.close();
+            return;
+        }
+        upstream.handler(data -> {
+            if (!browser.isClosed()) {
+                Bytes.Slice slice = Bytes.of(data);
+                browser.writeFrame(Bytes.textFrame(slice.array(), slice.offset(), slice.length()));
+                pauseWhileFull(upstream, browser);
+            }
+        });
+        browser.handler(data -> {
+            if (!upstream.isClosed()) {
+                upstream.writeFrame(WebSocketFrame.binaryFrame(data, true));
+                pauseWhileFull(browser, upstream);
+            }
+        });
+        upstream.closeHandler(ignored -> {
+            Short code = upstream.closeStatusCode();
+            if (browser.isClosed()) {
+                return;
+            }
+            if (code == null || code == 1006) {
+                LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
+                        "the connection to node " + ownerId + " that holds the session broke");
+            } else {
+                browser.close(code, upstream.closeReason());
+            }
+        });
+        upstream.exceptionHandler(error -> LOG.debug("relay to node {}: {}", ownerId, error.getMessage()));
+        browser.closeHandler(ignored -> {
+            if (!upstream.isClosed()) {
+                upstream.close();
+            }
+        });
+        browser.exceptionHandler(error -> LOG.debug("relayed browser WebSocket: {}", error.getMessage()));
+        browser.resume();
+    }
+
+    private static void pauseWhileFull(WebSocketBase source, WebSocketBase destination) {
+        if (!destination.isClosed() && destination.writeQueueFull()) {
+            source.pause();
+            destination.drainHandler(ignored -> source.resume());
+        }
+    }
+
+    Future<Void> close() {
+        return client.close();
+    }
+}
