@@ -36,7 +36,7 @@ final class TestNode implements AutoCloseable {
     final Vertx peerVertx = Vertx.vertx();
     final SyntheticGuacd guacd;
     final GatewayNode node;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     /** Anything thrown on the node's event loops that nobody handled: always a bug. */
     private final List<Throwable> unhandled = new CopyOnWriteArrayList<>();
@@ -65,6 +65,15 @@ final class TestNode implements AutoCloseable {
     static TestNode start(SyntheticGuacdOptions guacdOptions, Map<String, String> settings) throws Exception {
         return new TestNode(guacdOptions, settings);
     }
+
+    /** Like a crashed host: the node drops out of the cluster without a word; its guacd goes too. */
+    void crash() throws Exception {
+        crashed = true;
+        node.runtime().terminateAbruptly().await(60, TimeUnit.SECONDS);
+        peerVertx.close().await(10, TimeUnit.SECONDS);
+    }
+
+    private boolean crashed;
 
     int port() {
         return node.httpPort();
@@ -165,6 +174,9 @@ final class TestNode implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        if (crashed) {
+            return;
+        }
         node.stop().await(60, TimeUnit.SECONDS);
         peerVertx.close().await(10, TimeUnit.SECONDS);
         assertEquals(List.of(), unhandled, "exceptions nobody handled on the node's event loops");

@@ -114,6 +114,8 @@ public final class ClusterRuntime {
         config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
         config.setProperty("hazelcast.max.no.heartbeat.seconds", String.valueOf(cluster.memberTimeout().toSeconds()));
         config.setProperty("hazelcast.graceful.shutdown.max.wait", "60");
+        // A revoked token must stop working on every node within milliseconds, not a 10 s invalidation batch.
+        config.setProperty("hazelcast.map.invalidation.batch.enabled", "false");
 
         config.getNetworkConfig().setPort(cluster.port()).setPortAutoIncrement(false);
         if (cluster.host() != null) {
@@ -179,6 +181,17 @@ public final class ClusterRuntime {
 
     public SharedMap<String, TicketService.Ticket> relayTickets() {
         return relayTickets;
+    }
+
+    /**
+     * Drops out of the cluster at once, as a crashed host would: no migration, no goodbye. For fault-injection
+     * (tests and the bench's fault tools); a node stops with {@link #close()}.
+     */
+    public Future<Void> terminateAbruptly() {
+        if (hazelcast != null) {
+            hazelcast.getLifecycleService().terminate();
+        }
+        return close();
     }
 
     /**

@@ -88,11 +88,13 @@ final class NodeRelay {
             if (browser.isClosed()) {
                 return;
             }
-            if (code == null || code == 1006) {
+            String reason = upstream.closeReason();
+            // The owner's tunnel always closes with a Guacamole status as reason; anything else means it went away.
+            if (code == null || reason == null || !reason.matches("\\d{1,5}")) {
                 LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
                         "the connection to node " + ownerId + " that holds the session broke");
             } else {
-                browser.close(code, upstream.closeReason());
+                browser.close(code, reason);
             }
         });
         upstream.exceptionHandler(error -> LOG.debug("relay to node {}: {}", ownerId, error.getMessage()));

@@ -1,0 +1,77 @@
+package org.farmgate.node;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+
+/** Several gateway nodes in one JVM, each a Hazelcast member joined by TCP-IP on loopback, each with its own guacd. */
+final class TestCluster implements AutoCloseable {
+
+    final List<TestNode> nodes = new ArrayList<>();
+
+    /** Starts {@code count} nodes named node-1..node-N; {@code settings} adds each node's own configuration. */
+    static TestCluster start(int count, IntFunction<Map<String, String>> settings) throws Exception {
+        TestCluster cluster = new TestCluster();
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ports.add(TestNode.freePort());
+        }
+        String members = String.join(",", ports.stream().map(port -> "127.0.0.1:" + port).toList());
+        try {
+            for (int i = 0; i < count; i++) {
+                Map<String, String> values = new HashMap<>();
+                values.put("GW_NODE_ID", "node-" + (i + 1));
+                values.put("GW_CLUSTER_PORT", String.valueOf(ports.get(i)));
+                values.put("GW_CLUSTER_MEMBERS", members);
+                values.put("GW_CLUSTER_HOST", "127.0.0.1");
+                values.put("GW_CLUSTER_NAME", "farmgate-test-" + ports.get(0));
+                values.put("GW_HEARTBEAT_MS", "300");
+                values.put("GW_CLUSTER_MEMBER_TIMEOUT_SECS", "3");
+                values.putAll(settings.apply(i + 1));
+                cluster.nodes.add(TestNode.start(new SyntheticGuacdOptions(), values));
+            }
+            for (TestNode node : cluster.nodes) {
+                TestNode.await(() -> clusterSize(node) == count, node.node.config().nodeId() + " does not see "
+                        + count + " nodes");
+            }
+        } catch (Exception | AssertionError e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    TestNode node(int number) {
+        return nodes.get(number - 1);
+    }
+
+    TestNode byId(String nodeId) {
+        return nodes.stream().filter(node -> node.node.config().nodeId().equals(nodeId)).findFirst().orElseThrow();
+    }
+
+    static int clusterSize(TestNode node) {
+        try {
+            return TestNode.json(node.request("GET", "/api/cluster", TestNode.ADMIN, null)).get("nodes").size();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        Exception first = null;
+        for (int i = nodes.size() - 1; i >= 0; i--) {
+            try {
+                nodes.get(i).close();
+            } catch (Exception e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}
