@@ -16,7 +16,7 @@ public final class GatewayApi {
     public record Attach(String sessionId, String wsPath) {
     }
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     private final String baseUrl;
     private final String token;
 
@@ -35,6 +35,18 @@ public final class GatewayApi {
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() / 100 != 2) {
             throw new IOException("POST " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return Json.mapper().readTree(response.body());
+    }
+
+    public JsonNode get(String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+                .timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token)
+                .GET().build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() / 100 != 2) {
+            throw new IOException("GET " + path + " answered " + response.statusCode() + ": " + response.body());
         }
         return Json.mapper().readTree(response.body());
     }

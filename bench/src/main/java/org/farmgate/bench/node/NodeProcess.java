@@ -94,6 +94,15 @@ public final class NodeProcess implements AutoCloseable {
         throw new IOException("the node did not become healthy within " + timeout + "; see " + log);
     }
 
+    /** SIGKILL: the process dies mid-flight, as on a host that loses power. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
     /** SIGTERM, as a service manager would stop it, then wait. */
     @Override
     public void close() throws InterruptedException {
