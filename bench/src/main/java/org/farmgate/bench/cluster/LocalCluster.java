@@ -1,0 +1,133 @@
+package org.farmgate.bench.cluster;
+
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.farmgate.bench.client.GatewayApi;
+import org.farmgate.bench.guacd.SyntheticGuacd;
+import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.farmgate.bench.node.NodeProcess;
+
+/**
+ * A cluster on this machine: N node processes from the runnable jar, each with its own synthetic guacd (or a real
+ * one at a given address), optionally the real HAProxy in front, started and stopped together.
+ */
+public final class LocalCluster implements AutoCloseable {
+
+    /** How HAProxy sends WebSockets: to any node, or to the node the routing hint names. */
+    public enum Balancing {
+        NONE,
+        ROUND_ROBIN,
+        HINT
+    }
+
+    public static final String TOKEN = "local-cluster-admin-token-0123456789";
+
+    private final Vertx vertx = Vertx.vertx();
+    private final List<SyntheticGuacd> guacds = new ArrayList<>();
+    private final List<NodeProcess> nodes = new ArrayList<>();
+    private final List<String> nodeIds = new ArrayList<>();
+    private HaproxyProcess haproxy;
+
+    /**
+     * @param realGuacd {@code host:port} of a guacd every node uses, or null for a synthetic guacd per node
+     * @param env extra configuration for every node
+     */
+    public static LocalCluster start(Path jar, int count, String realGuacd, SyntheticGuacdOptions guacdOptions,
+            Balancing balancing, Map<String, String> env) throws Exception {
+        LocalCluster cluster = new LocalCluster();
+        try {
+            List<Integer> clusterPorts = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                clusterPorts.add(NodeProcess.freePort());
+            }
+            String members = String.join(",", clusterPorts.stream().map(port -> "127.0.0.1:" + port).toList());
+            for (int i = 0; i < count; i++) {
+                String id = "node-" + (i + 1);
+                Map<String, String> nodeEnv = new HashMap<>();
+                if (realGuacd == null) {
+                    SyntheticGuacd guacd = SyntheticGuacd.start(cluster.vertx, "127.0.0.1", 0, guacdOptions, false)
+                            .await(10, TimeUnit.SECONDS);
+                    cluster.guacds.add(guacd);
+                    nodeEnv.put("GW_GUACD_PORT", String.valueOf(guacd.port()));
+                } else {
+                    String[] hostPort = realGuacd.split(":");
+                    nodeEnv.put("GW_GUACD_HOST", hostPort[0]);
+                    nodeEnv.put("GW_GUACD_PORT", hostPort[1]);
+                }
+                nodeEnv.put("GW_NODE_ID", id);
+                nodeEnv.put("GW_ADMIN_TOKEN", TOKEN);
+                nodeEnv.put("GW_CLUSTER_PORT", String.valueOf(clusterPorts.get(i)));
+                nodeEnv.put("GW_CLUSTER_MEMBERS", members);
+                nodeEnv.put("GW_CLUSTER_HOST", "127.0.0.1");
+                nodeEnv.put("GW_CLUSTER_NAME", "farmgate-local-" + clusterPorts.get(0));
+                nodeEnv.put("GW_LOG_LEVEL", "WARN");
+                nodeEnv.putAll(env);
+                Path log = Files.createTempFile("farmgate-" + id + "-", ".log");
+                cluster.nodes.add(NodeProcess.start(jar, nodeEnv, List.of("-Xmx512m"), log));
+                cluster.nodeIds.add(id);
+            }
+            cluster.awaitFormed(count);
+            if (balancing != Balancing.NONE) {
+                cluster.haproxy = HaproxyProcess.start(cluster.nodeIds, cluster.nodes, balancing);
+            }
+        } catch (Exception e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    private void awaitFormed(int count) throws Exception {
+        GatewayApi api = new GatewayApi(nodes.get(0).baseUrl(), TOKEN);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (api.get("/api/cluster").get("nodes").size() == count) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not yet
+            }
+            Thread.sleep(200);
+        }
+        throw new IOException("the " + count + " nodes did not form one cluster within 90 s");
+    }
+
+    /** Where clients go: HAProxy when it runs, else the first node. */
+    public String entryUrl() {
+        return haproxy != null ? "http://127.0.0.1:" + haproxy.port() : nodes.get(0).baseUrl();
+    }
+
+    public List<NodeProcess> nodes() {
+        return nodes;
+    }
+
+    public List<String> nodeIds() {
+        return nodeIds;
+    }
+
+    public HaproxyProcess haproxy() {
+        return haproxy;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (haproxy != null) {
+            haproxy.close();
+        }
+        for (NodeProcess node : nodes) {
+            node.close();
+        }
+        for (SyntheticGuacd guacd : guacds) {
+            guacd.close().await(10, TimeUnit.SECONDS);
+        }
+        vertx.close().await(10, TimeUnit.SECONDS);
+    }
+}
