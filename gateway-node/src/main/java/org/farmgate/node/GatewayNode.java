@@ -33,7 +33,9 @@ import org.farmgate.node.session.SessionService;
 import org.farmgate.node.tunnel.OriginPolicy;
 import org.farmgate.node.tunnel.TunnelEndpoint;
 import org.farmgate.protocol.GuacamoleStatus;
+import org.farmgate.model.SessionInfo;
 import org.farmgate.router.SessionDirectory;
+import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
 import org.farmgate.router.registry.NodeRegistry;
 import org.slf4j.Logger;
@@ -64,17 +66,19 @@ public final class GatewayNode {
         this.config = config;
         Clock clock = Clock.systemUTC();
         NodeRegistry registry = new NodeRegistry(runtime.nodes());
-        SessionRouter sessionRouter = new SessionRouter(registry, clock);
+        SessionRouter sessionRouter = new SessionRouter(registry, clock, config.cluster().heartbeat());
+        SessionQuota quota = new SessionQuota(runtime.userSessions());
         SessionDirectory directory = new SessionDirectory(runtime.sessions());
         SessionLedger ledger = new SessionLedger() {
             @Override
-            public void activated(String sessionId) {
-                sessionRouter.activate(config.nodeId(), sessionId);
+            public void activated(SessionInfo session) {
+                sessionRouter.activate(config.nodeId(), session.sessionId());
             }
 
             @Override
-            public void released(String sessionId) {
-                sessionRouter.release(config.nodeId(), sessionId);
+            public void released(SessionInfo session) {
+                sessionRouter.release(config.nodeId(), session.sessionId());
+                quota.release(session.createdBy());
             }
         };
         this.host = new SessionHost(vertx, config.nodeId(), new SessionHost.Limits(config.pendingTimeout(),
@@ -83,13 +87,13 @@ public final class GatewayNode {
                 config.guacdStepTimeout());
         this.agent = new NodeAgent(vertx, config, registry, directory, runtime.membership(), HostProbe.system(),
                 new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
-                host, clock);
+                host, quota, clock);
         TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock);
         TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, clock);
         TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX, clock);
         Authenticator auth = new Authenticator(vertx, tokens);
         SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(),
-                config.maxSessionsPerUser(), host, directory, sessionRouter, new NodeMessenger(vertx, 10_000));
+                config.maxSessionsPerUser(), host, directory, sessionRouter, quota, new NodeMessenger(vertx, 10_000));
         sessions.serve();
 
         this.router = ApiRouter.create(vertx, config.maxBodyBytes());

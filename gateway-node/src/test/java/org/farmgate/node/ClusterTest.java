@@ -28,7 +28,7 @@ class ClusterTest {
     static void start() throws Exception {
         int[] budgets = {1000, 3000, 2000};
         cluster = TestCluster.start(3, n -> Map.of("GW_MEMORY_BUDGET_MB", String.valueOf(budgets[n - 1]),
-                "GW_COST_SSH_MB", "10"));
+                "GW_COST_SSH_MB", "10", "GW_MAX_SESSIONS_PER_USER", "5"));
     }
 
     @AfterAll
@@ -152,6 +152,31 @@ class ClusterTest {
     }
 
     @Test
+    void theLimitPerUserHoldsAcrossNodes() throws Exception {
+        String token = cluster.node(1).createToken("limited", "poweruser");
+        java.util.List<java.util.concurrent.CompletableFuture<Integer>> calls = new java.util.ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(30);
+        for (int i = 0; i < 60; i++) {
+            TestNode node = cluster.nodes.get(i % 3);
+            calls.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return node.request("POST", "/api/sessions", token, "{\"hostname\":\"127.0.0.1\"}").statusCode();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, pool));
+        }
+        java.util.List<Integer> statuses = calls.stream().map(java.util.concurrent.CompletableFuture::join).toList();
+        pool.shutdown();
+        assertEquals(5, statuses.stream().filter(status -> status == 201).count(), statuses.toString());
+        assertEquals(55, statuses.stream().filter(status -> status == 429).count(), statuses.toString());
+        JsonNode mine = TestNode.json(cluster.node(2).request("GET", "/api/sessions", token, null));
+        cluster.node(2).request("DELETE", "/api/sessions/" + mine.get(0).get("session_id").asText(), token, null);
+        assertEquals(201, cluster.node(3).request("POST", "/api/sessions", token, "{\"hostname\":\"127.0.0.1\"}")
+                .statusCode(), "a deleted session gives its place back");
+    }
+
+    @Test
     void aDrainingNodeTakesNothingNew() throws Exception {
         HttpResponse<String> drained = cluster.node(1).request("POST", "/api/cluster/nodes/node-2/drain",
                 TestNode.ADMIN, null);
@@ -170,7 +195,16 @@ class ClusterTest {
             assertEquals(200, cluster.node(3).request("POST", "/api/cluster/nodes/node-2/undrain", TestNode.ADMIN,
                     null).statusCode());
         }
-        assertEquals("node-2", cluster.node(1).sshSession().nodeId());
+        // Routers reuse their registry snapshot for a heartbeat: an undrained node is back within one.
+        TestNode.await(() -> {
+            try {
+                SessionInfo next = cluster.node(1).sshSession();
+                cluster.node(1).request("DELETE", "/api/sessions/" + next.sessionId(), TestNode.ADMIN, null);
+                return next.nodeId().equals("node-2");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "node-2 takes no sessions after undrain");
         assertEquals(404, cluster.node(1).request("POST", "/api/cluster/nodes/nope/drain", TestNode.ADMIN, null)
                 .statusCode());
         String operator = cluster.node(1).createToken("op-drain", "operator");

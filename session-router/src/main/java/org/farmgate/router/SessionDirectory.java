@@ -1,8 +1,10 @@
 package org.farmgate.router;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
@@ -40,33 +42,31 @@ public final class SessionDirectory {
 
     /** Sessions created by {@code creator}, or everyone's when null, oldest first. */
     public CompletionStage<List<SessionInfo>> list(String creator) {
-        return records.query(new ByCreator(creator, false)).thenApply(list -> list.stream().sorted(OLDEST_FIRST)
+        return records.query(new ByCreator(creator)).thenApply(list -> list.stream().sorted(OLDEST_FIRST)
                 .toList());
     }
 
-    /** Pending and active sessions of {@code creator}, cluster-wide. */
-    public CompletionStage<Integer> countLive(String creator) {
-        return records.query(new ByCreator(creator, true)).thenApply(List::size);
-    }
-
-    /** Marks every live session of a departed node {@code lost}; returns how many it marked. */
-    public CompletionStage<Integer> markLost(String nodeId, Instant at) {
+    /** Marks every live session of a departed node {@code lost}; returns the records it marked. */
+    public CompletionStage<List<SessionInfo>> markLost(String nodeId, Instant at) {
         return records.query(new LiveOnNode(nodeId)).thenCompose(ids -> {
-            CompletionStage<Integer> done = java.util.concurrent.CompletableFuture.completedFuture(0);
+            CompletionStage<List<SessionInfo>> done = CompletableFuture.completedFuture(new ArrayList<>());
             for (String id : ids) {
-                done = done.thenCompose(count -> records.update(id, new MarkLost(at))
-                        .thenApply(marked -> marked ? count + 1 : count));
+                done = done.thenCompose(marked -> records.update(id, new MarkLost(at)).thenApply(info -> {
+                    if (info != null) {
+                        marked.add(info);
+                    }
+                    return marked;
+                }));
             }
             return done;
         });
     }
 
-    private record ByCreator(String creator, boolean liveOnly) implements Query<SessionInfo, SessionInfo> {
+    private record ByCreator(String creator) implements Query<SessionInfo, SessionInfo> {
 
         @Override
         public boolean matches(SessionInfo value) {
-            return (creator == null || creator.equals(value.createdBy()))
-                    && (!liveOnly || value.status().isLive());
+            return creator == null || creator.equals(value.createdBy());
         }
 
         @Override
@@ -88,15 +88,15 @@ public final class SessionDirectory {
         }
     }
 
-    private record MarkLost(Instant at) implements Update<SessionInfo, Boolean> {
+    private record MarkLost(Instant at) implements Update<SessionInfo, SessionInfo> {
 
         @Override
-        public Outcome<SessionInfo, Boolean> apply(SessionInfo current) {
+        public Outcome<SessionInfo, SessionInfo> apply(SessionInfo current) {
             if (current == null || !current.status().isLive()) {
-                return Outcome.keep(false);
+                return Outcome.keep(null);
             }
-            return Outcome.store(current.ended(SessionStatus.LOST, at, "node " + current.nodeId()
-                    + " left the cluster"), true);
+            SessionInfo lost = current.ended(SessionStatus.LOST, at, "node " + current.nodeId() + " left the cluster");
+            return Outcome.store(lost, lost);
         }
     }
 }

@@ -1,12 +1,15 @@
 package org.farmgate.router;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.NodeState;
@@ -25,6 +28,10 @@ import org.farmgate.router.registry.NodeRegistry.ReserveResult;
  * that entry. The update re-checks, against the entry as it is at that instant, that the session still fits (the
  * node's own cost model, its budget minus everything reserved, the host's available memory minus the margin and
  * minus reservations not yet visible in it, its session caps, its state) and only then adds the reservation.
+ *
+ * <p>Each router keeps the snapshot it read for a short while ({@code viewMaxAge}) and shares one read among
+ * concurrent placements, so that placing does not cost a cluster-wide query per session; what it learns from its
+ * own reservation attempts (the entry's summary comes back with the answer) goes into the snapshot at once.
  *
  * <h2>Races it avoids</h2>
  * <ul>
@@ -52,10 +59,15 @@ public final class SessionRouter {
 
     private final NodeRegistry registry;
     private final Clock clock;
+    private final long viewMaxAgeMillis;
+    private final Object viewLock = new Object();
+    private CompletableFuture<Map<String, NodeLoad>> view;
+    private long viewReadAt;
 
-    public SessionRouter(NodeRegistry registry, Clock clock) {
+    public SessionRouter(NodeRegistry registry, Clock clock, Duration viewMaxAge) {
         this.registry = registry;
         this.clock = clock;
+        this.viewMaxAgeMillis = viewMaxAge.toMillis();
     }
 
     /**
@@ -65,8 +77,45 @@ public final class SessionRouter {
      */
     public CompletionStage<Placement> place(String sessionId, Protocol protocol, DisplaySize display,
             Set<String> excluded) {
-        return registry.summaries().thenCompose(nodes -> tryCandidates(sessionId, protocol, display, excluded,
-                nodes, true));
+        return snapshot(false).thenCompose(nodes -> tryCandidates(sessionId, protocol, display, excluded,
+                List.copyOf(nodes.values()), true));
+    }
+
+    /** The shared snapshot: reused while young, one read for every caller when it is not. */
+    private CompletableFuture<Map<String, NodeLoad>> snapshot(boolean fresh) {
+        synchronized (viewLock) {
+            long now = clock.millis();
+            boolean stale = view == null || view.isCompletedExceptionally()
+                    || view.isDone() && now - viewReadAt > viewMaxAgeMillis;
+            if (fresh && view != null && view.isDone()) {
+                stale = true;
+            }
+            if (stale) {
+                viewReadAt = now;
+                view = registry.summaries().toCompletableFuture().thenApply(nodes -> {
+                    Map<String, NodeLoad> byId = new ConcurrentHashMap<>();
+                    nodes.forEach(node -> byId.put(node.nodeId(), node));
+                    return byId;
+                });
+            }
+            return view;
+        }
+    }
+
+    /** What a reservation attempt said of a node is newer than the snapshot. */
+    private void learn(String nodeId, NodeLoad summary) {
+        CompletableFuture<Map<String, NodeLoad>> current;
+        synchronized (viewLock) {
+            current = view;
+        }
+        if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
+            Map<String, NodeLoad> nodes = current.join();
+            if (summary == null) {
+                nodes.remove(nodeId);
+            } else {
+                nodes.put(nodeId, summary);
+            }
+        }
     }
 
     private CompletionStage<Placement> tryCandidates(String sessionId, Protocol protocol, DisplaySize display,
@@ -83,8 +132,8 @@ public final class SessionRouter {
                 return CompletableFuture.completedFuture(placement);
             }
             if (mayRefresh) {
-                return registry.summaries().thenCompose(fresh -> tryCandidates(sessionId, protocol, display,
-                        excluded, fresh, false));
+                return snapshot(true).thenCompose(fresh -> tryCandidates(sessionId, protocol, display,
+                        excluded, List.copyOf(fresh.values()), false));
             }
             CompletableFuture<Placement> failed = new CompletableFuture<>();
             failed.completeExceptionally(new NoCapacityException(explain(eligible, protocol, display)));
@@ -100,9 +149,12 @@ public final class SessionRouter {
         }
         PlacementPolicy.Candidate candidate = candidates.next();
         return registry.reserve(candidate.nodeId(), sessionId, protocol, display, clock.instant())
-                .thenCompose(result -> result.outcome() == ReserveResult.Outcome.RESERVED
-                        ? CompletableFuture.completedFuture(new Placement(candidate.nodeId(), result.chargedMb()))
-                        : attempt(sessionId, protocol, display, candidates));
+                .thenCompose(result -> {
+                    learn(candidate.nodeId(), result.node());
+                    return result.outcome() == ReserveResult.Outcome.RESERVED
+                            ? CompletableFuture.completedFuture(new Placement(candidate.nodeId(), result.chargedMb()))
+                            : attempt(sessionId, protocol, display, candidates);
+                });
     }
 
     public CompletionStage<Boolean> activate(String nodeId, String sessionId) {
@@ -111,6 +163,13 @@ public final class SessionRouter {
 
     public CompletionStage<Boolean> release(String nodeId, String sessionId) {
         return registry.release(nodeId, sessionId);
+    }
+
+    /** Forgets the snapshot: the next placement reads the registry (after a node joined, left or drained). */
+    public void invalidate() {
+        synchronized (viewLock) {
+            view = null;
+        }
     }
 
     /** Why nothing fits, node by node, for the 503's body and the log. */

@@ -25,7 +25,7 @@ class SessionRouterTest {
 
     private final LocalSharedMap<String, NodeLoad> map = new LocalSharedMap<>();
     private final NodeRegistry registry = new NodeRegistry(map);
-    private final SessionRouter router = new SessionRouter(registry, Clock.systemUTC());
+    private final SessionRouter router = new SessionRouter(registry, Clock.systemUTC(), java.time.Duration.ZERO);
 
     @Test
     void concurrentCreatesNeverOvercommitAndFillEveryNode() throws Exception {

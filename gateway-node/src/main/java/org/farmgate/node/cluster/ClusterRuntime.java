@@ -1,6 +1,7 @@
 package org.farmgate.node.cluster;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NearCacheConfig;
@@ -43,6 +44,7 @@ public final class ClusterRuntime {
     public static final String TOKEN_NAMES = "farmgate.token-names";
     public static final String TICKETS = "farmgate.tickets";
     public static final String RELAY_TICKETS = "farmgate.relay-tickets";
+    public static final String USER_SESSIONS = "farmgate.user-sessions";
     private static final String QUORUM = "farmgate-quorum";
 
     private final Vertx vertx;
@@ -55,6 +57,7 @@ public final class ClusterRuntime {
     private final SharedMap<String, String> tokenNames;
     private final SharedMap<String, TicketService.Ticket> tickets;
     private final SharedMap<String, TicketService.Ticket> relayTickets;
+    private final SharedMap<String, Integer> userSessions;
 
     private ClusterRuntime(Vertx vertx, HazelcastInstance hazelcast) {
         this.vertx = vertx;
@@ -68,9 +71,10 @@ public final class ClusterRuntime {
             tokenNames = new LocalSharedMap<>();
             tickets = new LocalSharedMap<>();
             relayTickets = new LocalSharedMap<>();
+            userSessions = new LocalSharedMap<>();
         } else {
             // Hazelcast offers queries only blocking: a few threads of their own, never an event loop.
-            blocking = Executors.newFixedThreadPool(2, runnable -> {
+            blocking = Executors.newFixedThreadPool(8, runnable -> {
                 Thread thread = new Thread(runnable, "farmgate-cluster-query");
                 thread.setDaemon(true);
                 return thread;
@@ -82,6 +86,7 @@ public final class ClusterRuntime {
             tokenNames = new HazelcastSharedMap<>(hazelcast.getMap(TOKEN_NAMES), blocking);
             tickets = new HazelcastSharedMap<>(hazelcast.getMap(TICKETS), blocking);
             relayTickets = new HazelcastSharedMap<>(hazelcast.getMap(RELAY_TICKETS), blocking);
+            userSessions = new HazelcastSharedMap<>(hazelcast.getMap(USER_SESSIONS), blocking);
         }
     }
 
@@ -136,9 +141,14 @@ public final class ClusterRuntime {
             config.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig(QUORUM, true, cluster.minMembers()));
         }
         String quorum = cluster.minMembers() > 1 ? QUORUM : null;
-        config.addMapConfig(new MapConfig(NODES).setBackupCount(1).setSplitBrainProtectionName(quorum));
+        // Entries changed by entry processors many times a second: kept as objects, so that an update does not
+        // deserialise the entry first; backups replay the processor instead of receiving the value.
+        config.addMapConfig(new MapConfig(NODES).setBackupCount(1).setSplitBrainProtectionName(quorum)
+                .setInMemoryFormat(InMemoryFormat.OBJECT));
         config.addMapConfig(new MapConfig(SESSIONS).setBackupCount(1).setSplitBrainProtectionName(quorum));
         // Every API call reads a token: keep a copy near each node, invalidated when a token changes.
+        config.addMapConfig(new MapConfig(USER_SESSIONS).setBackupCount(1).setSplitBrainProtectionName(quorum)
+                .setInMemoryFormat(InMemoryFormat.OBJECT));
         config.addMapConfig(new MapConfig(TOKENS).setBackupCount(1)
                 .setNearCacheConfig(new NearCacheConfig(TOKENS).setInvalidateOnChange(true)));
         config.addMapConfig(new MapConfig(TOKEN_NAMES).setBackupCount(1));
@@ -181,6 +191,10 @@ public final class ClusterRuntime {
 
     public SharedMap<String, TicketService.Ticket> relayTickets() {
         return relayTickets;
+    }
+
+    public SharedMap<String, Integer> userSessions() {
+        return userSessions;
     }
 
     /**

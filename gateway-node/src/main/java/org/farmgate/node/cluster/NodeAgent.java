@@ -16,6 +16,7 @@ import org.farmgate.model.ReservationBook;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.router.SessionDirectory;
+import org.farmgate.router.SessionQuota;
 import org.farmgate.router.registry.NodeRegistry;
 import org.farmgate.router.store.Membership;
 import org.slf4j.Logger;
@@ -38,6 +39,7 @@ public final class NodeAgent {
     private final HostProbe hostProbe;
     private final GuacdProbe guacdProbe;
     private final SessionHost host;
+    private final SessionQuota quota;
     private final CostCalibrator calibrator;
     private final Clock clock;
 
@@ -51,7 +53,8 @@ public final class NodeAgent {
     private Context context;
 
     public NodeAgent(Vertx vertx, NodeConfig config, NodeRegistry registry, SessionDirectory directory,
-            Membership membership, HostProbe hostProbe, GuacdProbe guacdProbe, SessionHost host, Clock clock) {
+            Membership membership, HostProbe hostProbe, GuacdProbe guacdProbe, SessionHost host, SessionQuota quota,
+            Clock clock) {
         this.vertx = vertx;
         this.config = config;
         this.registry = registry;
@@ -60,6 +63,7 @@ public final class NodeAgent {
         this.hostProbe = hostProbe;
         this.guacdProbe = guacdProbe;
         this.host = host;
+        this.quota = quota;
         this.calibrator = new CostCalibrator(config.costModel(), config.capacity().calibrate(),
                 config.capacity().calibrationMinFactor(), config.capacity().calibrationMaxFactor());
         this.clock = clock;
@@ -103,8 +107,7 @@ public final class NodeAgent {
             if (!membership.memberIds().contains(existing.address().memberId())) {
                 LOG.warn("node {}: clearing the entry of its previous run (member {})", config.nodeId(),
                         existing.address().memberId());
-                return await(registry.remove(config.nodeId()))
-                        .compose(removed -> await(directory.markLost(config.nodeId(), clock.instant())))
+                return await(registry.remove(config.nodeId())).compose(removed -> markLost(config.nodeId()))
                         .mapEmpty();
             }
             if (patience.isNegative() || patience.isZero()) {
@@ -165,10 +168,17 @@ public final class NodeAgent {
                 .filter(node -> !members.contains(node.address().memberId()))
                 .forEach(node -> {
                     LOG.warn("node {} left the cluster: its sessions are lost, its reservations freed", node.nodeId());
-                    await(registry.remove(node.nodeId()))
-                            .compose(removed -> await(directory.markLost(node.nodeId(), clock.instant())))
+                    await(registry.remove(node.nodeId())).compose(removed -> markLost(node.nodeId()))
                             .onSuccess(lost -> LOG.info("{} sessions of node {} marked lost", lost, node.nodeId()));
                 }));
+    }
+
+    /** Lost sessions end: their users get their places back. */
+    private Future<Integer> markLost(String nodeId) {
+        return await(directory.markLost(nodeId, clock.instant())).map(lost -> {
+            lost.forEach(session -> quota.release(session.createdBy()));
+            return lost.size();
+        });
     }
 
     public Future<Boolean> setDrain(String nodeId, boolean drain) {

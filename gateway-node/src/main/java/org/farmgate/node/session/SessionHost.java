@@ -117,7 +117,7 @@ public final class SessionHost {
                     "the session reached its maximum duration of " + limits.maxDuration().toSeconds() + " s"));
             publish(info);
         }
-        ledger.activated(info.sessionId());
+        ledger.activated(info);
         LOG.info("session {} active: node={} protocol={}", info.sessionId(), nodeId, info.sessionType().wireName());
         return true;
     }
@@ -152,7 +152,7 @@ public final class SessionHost {
             cancelTimer(session.durationTimer);
             forget(session);
             if (wasLive) {
-                ledger.released(sessionId);
+                ledger.released(session.info);
             }
         }
         if (tunnel != null) {
@@ -238,7 +238,7 @@ public final class SessionHost {
             info = session.info;
             publish(info);
         }
-        ledger.released(info.sessionId());
+        ledger.released(info);
         long seconds = Duration.between(info.createdAt(), info.endedAt()).toSeconds();
         if (end != null) {
             LOG.info("session {} {}: node={} protocol={} duration={}s bytes_to_client={} bytes_to_guacd={} "

@@ -1,20 +1,22 @@
 package org.farmgate.node.session;
 
+import org.farmgate.model.SessionInfo;
+
 /** Told when a session's cost becomes real (its guacd connection exists) and when it is freed. */
 public interface SessionLedger {
 
-    void activated(String sessionId);
+    void activated(SessionInfo session);
 
-    void released(String sessionId);
+    void released(SessionInfo session);
 
     /** For a node that charges nothing to anyone (tests of the session life alone). */
     SessionLedger NONE = new SessionLedger() {
         @Override
-        public void activated(String sessionId) {
+        public void activated(SessionInfo session) {
         }
 
         @Override
-        public void released(String sessionId) {
+        public void released(SessionInfo session) {
         }
     };
 }

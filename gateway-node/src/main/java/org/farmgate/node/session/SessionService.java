@@ -22,6 +22,7 @@ import org.farmgate.node.cluster.NodeMessenger;
 import org.farmgate.node.target.TargetPolicy;
 import org.farmgate.router.NoCapacityException;
 import org.farmgate.router.SessionDirectory;
+import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,10 +57,11 @@ public final class SessionService {
     private final SessionHost host;
     private final SessionDirectory directory;
     private final SessionRouter router;
+    private final SessionQuota quota;
     private final NodeMessenger messenger;
 
     public SessionService(Vertx vertx, String nodeId, TargetPolicy targets, int maxSessionsPerUser, SessionHost host,
-            SessionDirectory directory, SessionRouter router, NodeMessenger messenger) {
+            SessionDirectory directory, SessionRouter router, SessionQuota quota, NodeMessenger messenger) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.targets = targets;
@@ -67,6 +69,7 @@ public final class SessionService {
         this.host = host;
         this.directory = directory;
         this.router = router;
+        this.quota = quota;
         this.messenger = messenger;
     }
 
@@ -79,15 +82,21 @@ public final class SessionService {
                 request -> Future.succeededFuture(host.delete(request.sessionId(), request.caller())));
     }
 
+    /**
+     * Checks the target, takes one of the user's places, places and opens the session; the place is given back if
+     * anything after it fails (and, by the session's node, when the session ends).
+     */
     public Future<SessionInfo> create(Identity creator, SessionSpec spec) {
-        return await(directory.countLive(creator.name())).compose(live -> {
-            if (live >= maxSessionsPerUser) {
-                throw new ApiException(429, "'" + creator.name() + "' already has " + live
-                        + " pending or active sessions, the most allowed per user");
-            }
-            return resolveChecked(spec);
-        }).compose(addresses -> placeAndOpen(UUID.randomUUID().toString(), creator, spec, addresses.get(0),
-                new HashSet<>()));
+        return resolveChecked(spec).compose(addresses -> await(quota.tryAcquire(creator.name(), maxSessionsPerUser))
+                .compose(before -> {
+                    if (before < 0) {
+                        throw new ApiException(429, "'" + creator.name() + "' already has " + (-1 - before)
+                                + " pending or active sessions, the most allowed per user");
+                    }
+                    return placeAndOpen(UUID.randomUUID().toString(), creator, spec, addresses.get(0),
+                            new HashSet<>()).recover(error -> await(quota.release(creator.name()))
+                                    .transform(ignored -> Future.failedFuture(error)));
+                }));
     }
 
     /**

@@ -1,0 +1,177 @@
+package org.farmgate.bench.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketConnectOptions;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.farmgate.bench.Args;
+import org.farmgate.bench.Stats;
+import org.farmgate.bench.client.StreamReader;
+import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.farmgate.bench.node.NodeProcess;
+import org.farmgate.model.Json;
+
+/**
+ * The cluster's own costs, each beside its baseline in the same run:
+ * <ul>
+ * <li>session creation latency with 100 concurrent clients spread over 3 nodes, against one node alone;</li>
+ * <li>relay throughput of a WebSocket that reaches a node that does not hold its session, against the same
+ * session's WebSocket on its owner.</li>
+ * </ul>
+ * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.cluster.ClusterBenchmark [--clients 100]
+ * [--seconds 10] [--rounds 5] [--phases create,relay]}
+ */
+public final class ClusterBenchmark {
+
+    private static final String CREATE = "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"x\"}";
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = Args.parse(args);
+        Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
+        int clients = Integer.parseInt(options.getOrDefault("clients", "100"));
+        int seconds = Integer.parseInt(options.getOrDefault("seconds", "10"));
+        int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
+        List<String> phases = List.of(options.getOrDefault("phases", "create,relay").split(","));
+        Map<String, String> env = Map.of("GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000",
+                "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB", "100000");
+        if (phases.contains("create")) {
+            System.out.printf("%nSession creation, %d concurrent clients, each create followed by its delete, %d s%n",
+                    clients, seconds);
+            System.out.printf("%-22s %10s %9s %9s %9s %9s%n", "setup", "creates/s", "p50 ms", "p95 ms", "p99 ms",
+                    "errors");
+            try (LocalCluster one = LocalCluster.start(jar, 1, null, new SyntheticGuacdOptions(),
+                    LocalCluster.Balancing.NONE, Map.of("GW_CLUSTER_ENABLED", "false", "GW_MAX_SESSIONS", "5000",
+                            "GW_MAX_SESSIONS_PER_USER", "5000", "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB",
+                            "100000"))) {
+                creates("1 node, no cluster", urls(one), clients, seconds);
+            }
+            try (LocalCluster three = LocalCluster.start(jar, 3, null, new SyntheticGuacdOptions(),
+                    LocalCluster.Balancing.NONE, env)) {
+                creates("3 nodes, Hazelcast", urls(three), clients, seconds);
+            }
+        }
+        if (phases.contains("relay")) {
+            relay(jar, rounds, Math.max(3, seconds / 2), env);
+        }
+        System.exit(0);
+    }
+
+    private static List<String> urls(LocalCluster cluster) {
+        return cluster.nodes().stream().map(NodeProcess::baseUrl).toList();
+    }
+
+    private static void creates(String label, List<String> urls, int clients, int seconds) throws Exception {
+        ExecutorService io = Executors.newFixedThreadPool(8);
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .executor(io).connectTimeout(Duration.ofSeconds(5)).build();
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        long warmUpEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        long end = warmUpEnd + TimeUnit.SECONDS.toNanos(seconds);
+        List<Future<List<Long>>> results = new ArrayList<>();
+        AtomicInteger errors = new AtomicInteger();
+        for (int c = 0; c < clients; c++) {
+            String base = urls.get(c % urls.size());
+            results.add(pool.submit(() -> {
+                List<Long> samples = new ArrayList<>();
+                while (System.nanoTime() < end) {
+                    long start = System.nanoTime();
+                    HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(base + "/api/sessions"))
+                            .header("Authorization", "Bearer " + LocalCluster.TOKEN)
+                            .POST(HttpRequest.BodyPublishers.ofString(CREATE)).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    long elapsed = System.nanoTime() - start;
+                    if (created.statusCode() != 201) {
+                        errors.incrementAndGet();
+                        continue;
+                    }
+                    if (start > warmUpEnd) {
+                        samples.add(elapsed);
+                    }
+                    String id = Json.mapper().readTree(created.body()).get("session_id").asText();
+                    http.send(HttpRequest.newBuilder(URI.create(base + "/api/sessions/" + id))
+                            .header("Authorization", "Bearer " + LocalCluster.TOKEN).DELETE().build(),
+                            HttpResponse.BodyHandlers.discarding());
+                }
+                return samples;
+            }));
+        }
+        List<Long> all = new ArrayList<>();
+        for (Future<List<Long>> result : results) {
+            all.addAll(result.get());
+        }
+        pool.shutdown();
+        io.shutdown();
+        long[] sorted = all.stream().mapToLong(Long::longValue).sorted().toArray();
+        System.out.printf(Locale.ROOT, "%-22s %10.0f %9.1f %9.1f %9.1f %9d%n", label, sorted.length / (double) seconds,
+                Stats.percentile(sorted, 50) / 1e6, Stats.percentile(sorted, 95) / 1e6,
+                Stats.percentile(sorted, 99) / 1e6, errors.get());
+    }
+
+    /** Two nodes, each in front of a guacd that floods; the same kind of session read via its owner and via the other. */
+    private static void relay(Path jar, int rounds, int seconds, Map<String, String> env) throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(jar, 2, null, new SyntheticGuacdOptions().flood(8 * 6048)
+                .idleTimeout(Duration.ZERO), LocalCluster.Balancing.NONE, env)) {
+            Vertx vertx = Vertx.vertx();
+            WebSocketClient client = vertx.createWebSocketClient();
+            System.out.printf("%nOne session's flood read through its owner and through the other node, %d s rounds%n",
+                    seconds);
+            System.out.printf("%-6s %14s %18s %8s%n", "round", "owner MB/s", "non-owner MB/s", "ratio");
+            double[] ratios = new double[rounds];
+            double[] owners = new double[rounds];
+            double[] others = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                owners[r] = read(cluster, client, true, seconds);
+                others[r] = read(cluster, client, false, seconds);
+                ratios[r] = 100 * others[r] / owners[r];
+                System.out.printf(Locale.ROOT, "%-6d %14.1f %18.1f %7.1f%%%n", r + 1, owners[r], others[r], ratios[r]);
+            }
+            System.out.printf(Locale.ROOT, "%-6s %14.1f %18.1f %7.1f%%%n", "median", Stats.median(owners),
+                    Stats.median(others), Stats.median(ratios));
+            client.close();
+            vertx.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static double read(LocalCluster cluster, WebSocketClient client, boolean viaOwner, int seconds)
+            throws Exception {
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        String first = cluster.nodes().get(0).baseUrl();
+        JsonNode session = Json.mapper().readTree(http.send(HttpRequest.newBuilder(URI.create(first + "/api/sessions"))
+                .header("Authorization", "Bearer " + LocalCluster.TOKEN).POST(HttpRequest.BodyPublishers.ofString(
+                        CREATE)).build(), HttpResponse.BodyHandlers.ofString()).body());
+        String ticket = Json.mapper().readTree(http.send(HttpRequest.newBuilder(URI.create(first + "/api/ws-ticket"))
+                .header("Authorization", "Bearer " + LocalCluster.TOKEN).POST(HttpRequest.BodyPublishers.noBody())
+                .build(), HttpResponse.BodyHandlers.ofString()).body()).get("ticket").asText();
+        int ownerIndex = cluster.nodeIds().indexOf(session.get("node_id").asText());
+        NodeProcess target = cluster.nodes().get(viaOwner ? ownerIndex : 1 - ownerIndex);
+        WebSocket ws = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(target.httpPort())
+                .setURI(session.get("ws_url").asText() + "?ticket=" + ticket).addSubProtocol("guacamole"))
+                .await(10, TimeUnit.SECONDS);
+        StreamReader reader = new StreamReader(null);
+        ws.handler(reader::accept);
+        Thread.sleep(1000);
+        long before = reader.bytes();
+        long start = System.nanoTime();
+        Thread.sleep(seconds * 1000L);
+        double megabytes = (reader.bytes() - before) / 1e6;
+        double mbps = megabytes / ((System.nanoTime() - start) / 1e9);
+        ws.close().await(10, TimeUnit.SECONDS);
+        return mbps;
+    }
+}
