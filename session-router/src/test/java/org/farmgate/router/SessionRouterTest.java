@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -31,7 +32,7 @@ class SessionRouterTest {
     void concurrentCreatesNeverOvercommitAndFillEveryNode() throws Exception {
         // three nodes whose budgets hold 100 SSH sessions of 10 MB each
         for (String id : List.of("a", "b", "c")) {
-            registry.publish(Loads.node(id, 1000, 64_000)).toCompletableFuture().join();
+            registry.publish(Loads.node(id, 1000, 64_000), Instant.EPOCH).toCompletableFuture().join();
         }
         ExecutorService pool = Executors.newFixedThreadPool(16);
         AtomicInteger placed = new AtomicInteger();
@@ -67,7 +68,7 @@ class SessionRouterTest {
 
     @Test
     void releaseIsIdempotentAndFreesTheMemory() {
-        registry.publish(Loads.node("a", 100, 64_000)).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 100, 64_000), Instant.EPOCH).toCompletableFuture().join();
         SessionRouter.Placement p = router.place("s1", Protocol.RDP, DisplaySize.DEFAULT, Set.of())
                 .toCompletableFuture().join();
         assertEquals("a", p.nodeId());
@@ -84,10 +85,10 @@ class SessionRouterTest {
 
     @Test
     void aRefreshKeepsReservationsAndTheDrainFlag() {
-        registry.publish(Loads.node("a", 1000, 64_000)).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 1000, 64_000), Instant.EPOCH).toCompletableFuture().join();
         router.place("s1", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join();
         registry.setDrain("a", true).toCompletableFuture().join();
-        registry.publish(Loads.node("a", 2000, 64_000)).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 2000, 64_000), Instant.EPOCH).toCompletableFuture().join();
         NodeLoad node = registry.get("a").toCompletableFuture().join();
         assertEquals(2000, node.limits().budgetMb());
         assertEquals(1, node.reservations().sessionCount());
@@ -98,9 +99,32 @@ class SessionRouterTest {
     }
 
     @Test
+    void aRefreshReconcilesReservationsWithTheSessionsTheNodeHolds() {
+        registry.publish(Loads.node("a", 1000, 64_000), Instant.EPOCH).toCompletableFuture().join();
+        router.place("orphan", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join();
+        router.place("opened", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join();
+        // The node holds "opened" (active by now) and "lost-update", a session whose reservation never arrived;
+        // "orphan" was reserved by a router that never delivered it, longer ago than the in-flight window.
+        org.farmgate.model.ReservationBook local = org.farmgate.model.ReservationBook.EMPTY
+                .with(new org.farmgate.model.Reservation("opened", Protocol.SSH, 10, true, Instant.EPOCH))
+                .with(new org.farmgate.model.Reservation("lost-update", Protocol.SSH, 10, true, Instant.EPOCH));
+        registry.publish(Loads.node("a", 1000, 64_000).withReservations(local), Instant.now().plusSeconds(1))
+                .toCompletableFuture().join();
+        NodeLoad node = registry.get("a").toCompletableFuture().join();
+        assertEquals(Set.of("opened", "lost-update"), node.reservations().entries().keySet());
+        assertEquals(0, node.reservations().pendingMb());
+        assertEquals(20, node.reservations().reservedMb());
+        // Within the in-flight window a reservation the node does not know yet is kept.
+        router.place("on-its-way", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 1000, 64_000).withReservations(local), Instant.now().minusSeconds(30))
+                .toCompletableFuture().join();
+        assertTrue(registry.get("a").toCompletableFuture().join().reservations().entries().containsKey("on-its-way"));
+    }
+
+    @Test
     void excludedNodesAreSkipped() {
-        registry.publish(Loads.node("a", 5000, 64_000)).toCompletableFuture().join();
-        registry.publish(Loads.node("b", 1000, 64_000)).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 5000, 64_000), Instant.EPOCH).toCompletableFuture().join();
+        registry.publish(Loads.node("b", 1000, 64_000), Instant.EPOCH).toCompletableFuture().join();
         assertEquals("b", router.place("s", Protocol.SSH, DisplaySize.DEFAULT, Set.of("a")).toCompletableFuture()
                 .join().nodeId());
     }

@@ -64,10 +64,13 @@ public record NodeLoad(String nodeId, NodeAddress address, NodeLimits limits, Co
         return new NodeLoad(nodeId, address, limits, costModel, measurements, reservations, drain, updatedAt);
     }
 
-    /** A fresh self-description from the node, keeping what others changed: reservations and the drain flag. */
-    public NodeLoad refreshedBy(NodeLoad fresh) {
-        return new NodeLoad(nodeId, fresh.address, fresh.limits, fresh.costModel, fresh.measurements, reservations,
-                drainRequested, fresh.updatedAt);
+    /**
+     * A fresh self-description from the node, keeping the drain flag others set, and the reservations reconciled
+     * with the sessions the node reports it holds ({@code fresh}'s book).
+     */
+    public NodeLoad refreshedBy(NodeLoad fresh, Instant inFlightSince) {
+        return new NodeLoad(nodeId, fresh.address, fresh.limits, fresh.costModel, fresh.measurements,
+                reservations.reconciledWith(fresh.reservations, inFlightSince), drainRequested, fresh.updatedAt);
     }
 
     /** The entry without its reservation list (the totals stay): what placement reads of every node. */

@@ -23,6 +23,12 @@ public record ReservationBook(Map<String, Reservation> entries, long reservedMb,
         reservedByProtocolMb = Map.copyOf(reservedByProtocolMb);
     }
 
+    public static ReservationBook of(java.util.Collection<Reservation> reservations) {
+        Map<String, Reservation> entries = new HashMap<>();
+        reservations.forEach(reservation -> entries.put(reservation.sessionId(), reservation));
+        return rebuilt(entries);
+    }
+
     public int sessionCount() {
         return sessions.values().stream().mapToInt(Integer::intValue).sum();
     }
@@ -57,6 +63,22 @@ public record ReservationBook(Map<String, Reservation> entries, long reservedMb,
         Map<String, Reservation> next = new HashMap<>(entries);
         next.put(sessionId, reservation.activated());
         return rebuilt(next);
+    }
+
+    /**
+     * This book reconciled with what the node itself holds: the node's own sessions are the truth (added when
+     * missing, their active flag taken from the node); reservations the node does not hold are kept only while
+     * younger than {@code inFlightSince} (a router reserved, the session is on its way to the node), and dropped
+     * after, so that a router that died between reserving and opening leaks nothing.
+     */
+    public ReservationBook reconciledWith(ReservationBook local, java.time.Instant inFlightSince) {
+        Map<String, Reservation> next = new HashMap<>(local.entries());
+        for (Reservation reservation : entries.values()) {
+            if (!next.containsKey(reservation.sessionId()) && reservation.createdAt().isAfter(inFlightSince)) {
+                next.put(reservation.sessionId(), reservation);
+            }
+        }
+        return next.equals(entries) ? this : rebuilt(next);
     }
 
     /** The totals without the entries: what every node keeps of every other. */

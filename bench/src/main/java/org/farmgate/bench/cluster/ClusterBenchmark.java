@@ -35,7 +35,7 @@ import org.farmgate.model.Json;
  * session's WebSocket on its owner.</li>
  * </ul>
  * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.cluster.ClusterBenchmark [--clients 100]
- * [--seconds 10] [--rounds 5] [--phases create,relay]}
+ * [--seconds 10] [--think-ms 1000] [--rounds 5] [--phases create,relay]}
  */
 public final class ClusterBenchmark {
 
@@ -51,19 +51,20 @@ public final class ClusterBenchmark {
         Map<String, String> env = Map.of("GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000",
                 "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB", "100000");
         if (phases.contains("create")) {
-            System.out.printf("%nSession creation, %d concurrent clients, each create followed by its delete, %d s%n",
-                    clients, seconds);
+            long think = Long.parseLong(options.getOrDefault("think-ms", "1000"));
+            System.out.printf("%nSession creation: %d concurrent clients, each keeping its session up to %d ms, then"
+                    + " deleting it and creating the next; %d s%n", clients, think, seconds);
             System.out.printf("%-22s %10s %9s %9s %9s %9s%n", "setup", "creates/s", "p50 ms", "p95 ms", "p99 ms",
                     "errors");
             try (LocalCluster one = LocalCluster.start(jar, 1, null, new SyntheticGuacdOptions(),
                     LocalCluster.Balancing.NONE, Map.of("GW_CLUSTER_ENABLED", "false", "GW_MAX_SESSIONS", "5000",
                             "GW_MAX_SESSIONS_PER_USER", "5000", "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB",
                             "100000"))) {
-                creates("1 node, no cluster", urls(one), clients, seconds);
+                creates("1 node, no cluster", urls(one), clients, seconds, think);
             }
             try (LocalCluster three = LocalCluster.start(jar, 3, null, new SyntheticGuacdOptions(),
                     LocalCluster.Balancing.NONE, env)) {
-                creates("3 nodes, Hazelcast", urls(three), clients, seconds);
+                creates("3 nodes, Hazelcast", urls(three), clients, seconds, think);
             }
         }
         if (phases.contains("relay")) {
@@ -76,7 +77,12 @@ public final class ClusterBenchmark {
         return cluster.nodes().stream().map(NodeProcess::baseUrl).toList();
     }
 
-    private static void creates(String label, List<String> urls, int clients, int seconds) throws Exception {
+    /**
+     * {@code clients} users, each creating a session, keeping it a random time up to {@code thinkMillis}, deleting
+     * it, and starting over; only the creates are timed. Zero think time measures saturation.
+     */
+    private static void creates(String label, List<String> urls, int clients, int seconds, long thinkMillis)
+            throws Exception {
         ExecutorService io = Executors.newFixedThreadPool(8);
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .executor(io).connectTimeout(Duration.ofSeconds(5)).build();
@@ -104,6 +110,7 @@ public final class ClusterBenchmark {
                         samples.add(elapsed);
                     }
                     String id = Json.mapper().readTree(created.body()).get("session_id").asText();
+                    Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(thinkMillis + 1));
                     http.send(HttpRequest.newBuilder(URI.create(base + "/api/sessions/" + id))
                             .header("Authorization", "Bearer " + LocalCluster.TOKEN).DELETE().build(),
                             HttpResponse.BodyHandlers.discarding());

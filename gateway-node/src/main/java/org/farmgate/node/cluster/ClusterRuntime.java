@@ -142,9 +142,11 @@ public final class ClusterRuntime {
         }
         String quorum = cluster.minMembers() > 1 ? QUORUM : null;
         // Entries changed by entry processors many times a second: kept as objects, so that an update does not
-        // deserialise the entry first; backups replay the processor instead of receiving the value.
-        config.addMapConfig(new MapConfig(NODES).setBackupCount(1).setSplitBrainProtectionName(quorum)
-                .setInMemoryFormat(InMemoryFormat.OBJECT));
+        // deserialise the entry first. The backup is asynchronous (a reservation does not wait for it): an update
+        // lost with a crashed partition owner is repaired by the node's next heartbeat, which reconciles the
+        // entry with the sessions the node really holds.
+        config.addMapConfig(new MapConfig(NODES).setBackupCount(0).setAsyncBackupCount(1)
+                .setSplitBrainProtectionName(quorum).setInMemoryFormat(InMemoryFormat.OBJECT));
         config.addMapConfig(new MapConfig(SESSIONS).setBackupCount(1).setSplitBrainProtectionName(quorum));
         // Every API call reads a token: keep a copy near each node, invalidated when a token changes.
         config.addMapConfig(new MapConfig(USER_SESSIONS).setBackupCount(1).setSplitBrainProtectionName(quorum)

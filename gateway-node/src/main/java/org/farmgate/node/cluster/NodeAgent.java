@@ -12,7 +12,6 @@ import org.farmgate.model.HostMeasurements;
 import org.farmgate.model.NodeAddress;
 import org.farmgate.model.NodeLimits;
 import org.farmgate.model.NodeLoad;
-import org.farmgate.model.ReservationBook;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.router.SessionDirectory;
@@ -30,6 +29,11 @@ import org.slf4j.LoggerFactory;
 public final class NodeAgent {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeAgent.class);
+    /**
+     * How long a reservation may exist before the session it stands for reaches this node (the open request's
+     * timeout, with room): older ones the node does not hold were orphaned by a router that died, and go.
+     */
+    static final Duration IN_FLIGHT = Duration.ofSeconds(30);
 
     private final Vertx vertx;
     private final NodeConfig config;
@@ -132,8 +136,9 @@ public final class NodeAgent {
                     clock.instant());
             calibrator.observe(usage.sessions(), usage.chargedMb(), measurements.guacdSessionsPssMb());
             NodeLoad fresh = new NodeLoad(config.nodeId(), address, limits, calibrator.current(), measurements,
-                    ReservationBook.EMPTY, false, clock.instant());
-            return await(registry.publish(fresh)).compose(v -> await(registry.get(config.nodeId())));
+                    host.reservations(), false, clock.instant());
+            return await(registry.publish(fresh, clock.instant().minus(IN_FLIGHT)))
+                    .compose(v -> await(registry.get(config.nodeId())));
         }).map(published -> {
             lastPublished = published;
             if (membership.isCoordinator()) {

@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import org.farmgate.model.CostModel;
 import org.farmgate.model.Protocol;
+import org.farmgate.model.Reservation;
+import org.farmgate.model.ReservationBook;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.model.SessionStatus;
@@ -179,6 +181,19 @@ public final class SessionHost {
             }
         }
         return new Usage(counts, charged);
+    }
+
+    /** The sessions this node holds, as the reservations they stand for: the truth the registry is kept to. */
+    public ReservationBook reservations() {
+        List<Reservation> held = new java.util.ArrayList<>();
+        for (LocalSession session : sessions.values()) {
+            SessionInfo info = session.info();
+            if (info.status().isLive()) {
+                held.add(new Reservation(info.sessionId(), info.sessionType(), info.estimatedMemoryMb(),
+                        info.status() == SessionStatus.ACTIVE, info.createdAt()));
+            }
+        }
+        return ReservationBook.of(held);
     }
 
     public LocalSession local(String sessionId) {

@@ -39,7 +39,8 @@ public final class SessionService {
 
     /** What the placing node sends the owner: the only message that carries credentials. */
     record OpenRequest(@JsonProperty("session_id") String sessionId, @JsonProperty("creator") Identity creator,
-            @JsonProperty("spec") SessionSpec spec, @JsonProperty("charged_mb") int chargedMb) {
+            @JsonProperty("spec") SessionSpec spec, @JsonProperty("target") String target,
+            @JsonProperty("charged_mb") int chargedMb) {
 
         @Override
         public String toString() {
@@ -75,50 +76,74 @@ public final class SessionService {
 
     /** Answers the other nodes' open and delete requests for sessions placed on this node. */
     public void serve() {
-        messenger.serve(nodeId, OPEN, OpenRequest.class, request -> resolveChecked(request.spec())
-                .map(addresses -> host.open(request.sessionId(), request.creator(), request.spec(), addresses.get(0),
-                        request.chargedMb())));
+        messenger.serve(nodeId, OPEN, OpenRequest.class, request -> {
+            // The placing node resolved the name; this node checks the address against its own allow-list, so a
+            // node with a narrower list never connects outside it (and no second DNS lookup delays the create).
+            InetAddress target = literal(request.target());
+            if (targets.firstOutside(request.spec().protocol(), List.of(target)) != null) {
+                throw ApiException.badRequest("field 'hostname': " + request.spec().hostname() + " resolves to "
+                        + request.target() + ", outside the networks node " + nodeId + " allows for "
+                        + request.spec().protocol().wireName());
+            }
+            return Future.succeededFuture(host.open(request.sessionId(), request.creator(), request.spec(), target,
+                    request.chargedMb()));
+        });
         messenger.serve(nodeId, DELETE, DeleteRequest.class,
                 request -> Future.succeededFuture(host.delete(request.sessionId(), request.caller())));
     }
 
     /**
-     * Checks the target, takes one of the user's places, places and opens the session; the place is given back if
-     * anything after it fails (and, by the session's node, when the session ends).
+     * Checks the target, then at once takes one of the user's places and places the session (two independent
+     * cluster updates, so neither waits for the other), and opens it on its node. Whatever is taken is given back
+     * when a later step fails; the session's node gives both back when the session ends.
      */
     public Future<SessionInfo> create(Identity creator, SessionSpec spec) {
-        return resolveChecked(spec).compose(addresses -> await(quota.tryAcquire(creator.name(), maxSessionsPerUser))
-                .compose(before -> {
-                    if (before < 0) {
-                        throw new ApiException(429, "'" + creator.name() + "' already has " + (-1 - before)
-                                + " pending or active sessions, the most allowed per user");
+        return resolveChecked(spec).compose(addresses -> {
+            String sessionId = UUID.randomUUID().toString();
+            Future<Integer> place = await(quota.tryAcquire(creator.name(), maxSessionsPerUser));
+            Future<SessionRouter.Placement> placement = place(sessionId, spec, new HashSet<>());
+            return Future.join(place, placement).transform(both -> {
+                boolean granted = place.succeeded() && place.result() >= 0;
+                if (!granted) {
+                    if (placement.succeeded()) {
+                        router.release(placement.result().nodeId(), sessionId);
                     }
-                    return placeAndOpen(UUID.randomUUID().toString(), creator, spec, addresses.get(0),
-                            new HashSet<>()).recover(error -> await(quota.release(creator.name()))
-                                    .transform(ignored -> Future.failedFuture(error)));
-                }));
+                    return Future.failedFuture(place.failed() ? place.cause() : new ApiException(429, "'"
+                            + creator.name() + "' already has " + (-1 - place.result())
+                            + " pending or active sessions, the most allowed per user"));
+                }
+                Future<SessionInfo> opened = placement.failed() ? Future.failedFuture(placement.cause())
+                        : openOrMove(placement.result(), sessionId, creator, spec, addresses.get(0), new HashSet<>());
+                return opened.recover(error -> await(quota.release(creator.name()))
+                        .transform(ignored -> Future.failedFuture(error)));
+            });
+        });
     }
 
-    /**
-     * Places the session and opens it on its node. A node that cannot be reached gives its reservation back and is
-     * skipped; the session goes to the next best node.
-     */
-    private Future<SessionInfo> placeAndOpen(String sessionId, Identity creator, SessionSpec spec,
-            InetAddress localTarget, Set<String> excluded) {
+    private Future<SessionRouter.Placement> place(String sessionId, SessionSpec spec, Set<String> excluded) {
         return await(router.place(sessionId, spec.protocol(), spec.display(), excluded))
                 .recover(error -> Future.failedFuture(error instanceof NoCapacityException noCapacity
                         ? new ApiException(503, "no capacity", Map.of("reason", noCapacity.getMessage()),
                                 Map.of("Retry-After", "10"))
-                        : error))
-                .compose(placement -> open(placement, sessionId, creator, spec, localTarget).recover(error ->
-                        await(router.release(placement.nodeId(), sessionId)).transform(released -> {
-                            if (error instanceof NodeMessenger.NodeUnreachableException) {
-                                LOG.warn("session {}: {}; placing it elsewhere", sessionId, error.getMessage());
-                                excluded.add(placement.nodeId());
-                                return placeAndOpen(sessionId, creator, spec, localTarget, excluded);
-                            }
-                            return Future.failedFuture(error);
-                        })));
+                        : error));
+    }
+
+    /**
+     * Opens the placed session on its node. A node that cannot be reached gives its reservation back and is
+     * skipped; the session goes to the next best node.
+     */
+    private Future<SessionInfo> openOrMove(SessionRouter.Placement placement, String sessionId, Identity creator,
+            SessionSpec spec, InetAddress target, Set<String> excluded) {
+        return open(placement, sessionId, creator, spec, target).recover(error ->
+                await(router.release(placement.nodeId(), sessionId)).transform(released -> {
+                    if (error instanceof NodeMessenger.NodeUnreachableException) {
+                        LOG.warn("session {}: {}; placing it elsewhere", sessionId, error.getMessage());
+                        excluded.add(placement.nodeId());
+                        return place(sessionId, spec, excluded).compose(next -> openOrMove(next, sessionId, creator,
+                                spec, target, excluded));
+                    }
+                    return Future.failedFuture(error);
+                }));
     }
 
     private Future<SessionInfo> open(SessionRouter.Placement placement, String sessionId, Identity creator,
@@ -126,8 +151,8 @@ public final class SessionService {
         if (placement.nodeId().equals(nodeId)) {
             return Future.succeededFuture(host.open(sessionId, creator, spec, localTarget, placement.chargedMb()));
         }
-        return messenger.request(placement.nodeId(), OPEN,
-                new OpenRequest(sessionId, creator, spec, placement.chargedMb()), SessionInfo.class);
+        return messenger.request(placement.nodeId(), OPEN, new OpenRequest(sessionId, creator, spec,
+                localTarget.getHostAddress(), placement.chargedMb()), SessionInfo.class);
     }
 
     public Future<List<SessionInfo>> list(Identity caller, boolean all) {
@@ -167,6 +192,13 @@ public final class SessionService {
      * it runs on a worker thread.
      */
     private Future<List<InetAddress>> resolveChecked(SessionSpec spec) {
+        if (isLiteral(spec.hostname())) {
+            try {
+                return Future.succeededFuture(checked(spec, List.of(InetAddress.getByName(spec.hostname()))));
+            } catch (UnknownHostException | RuntimeException e) {
+                return Future.failedFuture(e);
+            }
+        }
         return vertx.executeBlocking(() -> {
             List<InetAddress> addresses;
             try {
@@ -174,14 +206,31 @@ public final class SessionService {
             } catch (UnknownHostException e) {
                 throw ApiException.badRequest("field 'hostname': " + spec.hostname() + " does not resolve");
             }
-            InetAddress outside = targets.firstOutside(spec.protocol(), addresses);
-            if (outside != null) {
-                throw ApiException.badRequest("field 'hostname': " + spec.hostname() + " resolves to "
-                        + outside.getHostAddress() + ", outside the networks allowed for " + spec.protocol().wireName()
-                        + " (" + targets.allowedNetworks(spec.protocol()) + ")");
-            }
-            return addresses;
+            return checked(spec, addresses);
         }, false);
+    }
+
+    private List<InetAddress> checked(SessionSpec spec, List<InetAddress> addresses) {
+        InetAddress outside = targets.firstOutside(spec.protocol(), addresses);
+        if (outside != null) {
+            throw ApiException.badRequest("field 'hostname': " + spec.hostname() + " resolves to "
+                    + outside.getHostAddress() + ", outside the networks allowed for " + spec.protocol().wireName()
+                    + " (" + targets.allowedNetworks(spec.protocol()) + ")");
+        }
+        return addresses;
+    }
+
+    /** An IP address written out, which InetAddress parses without asking DNS. */
+    private static boolean isLiteral(String host) {
+        return host.indexOf(':') >= 0 || host.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+    }
+
+    private static InetAddress literal(String address) {
+        try {
+            return InetAddress.getByName(address); // a literal address: no lookup
+        } catch (UnknownHostException e) {
+            throw ApiException.badRequest("unreadable target address " + address);
+        }
     }
 
     /** A cluster call's stage as a Vert.x future, completed back on the caller's event loop, failures unwrapped. */

@@ -35,9 +35,14 @@ public final class NodeRegistry {
         this.nodes = nodes;
     }
 
-    /** The node's fresh self-description; reservations and the drain flag made by others are kept. */
-    public CompletionStage<Void> publish(NodeLoad fresh) {
-        return nodes.update(fresh.nodeId(), new Publish(fresh));
+    /**
+     * The node's fresh self-description, with the sessions it holds as its reservation book. The drain flag made
+     * by others is kept; reservations are reconciled with the node's book (see
+     * {@link org.farmgate.model.ReservationBook#reconciledWith}), reservations younger than {@code inFlightSince}
+     * being still on their way.
+     */
+    public CompletionStage<Void> publish(NodeLoad fresh, Instant inFlightSince) {
+        return nodes.update(fresh.nodeId(), new Publish(fresh, inFlightSince));
     }
 
     /** Summaries of every node: what placement and the capacity view read. */
@@ -75,11 +80,11 @@ public final class NodeRegistry {
         return nodes.remove(nodeId);
     }
 
-    private record Publish(NodeLoad fresh) implements Update<NodeLoad, Void> {
+    private record Publish(NodeLoad fresh, Instant inFlightSince) implements Update<NodeLoad, Void> {
 
         @Override
         public Outcome<NodeLoad, Void> apply(NodeLoad current) {
-            return Outcome.store(current == null ? fresh : current.refreshedBy(fresh), null);
+            return Outcome.store(current == null ? fresh : current.refreshedBy(fresh, inFlightSince), null);
         }
     }
 
