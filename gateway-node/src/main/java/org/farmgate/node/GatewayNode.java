@@ -33,6 +33,7 @@ import org.farmgate.node.session.SessionService;
 import org.farmgate.node.tunnel.OriginPolicy;
 import org.farmgate.node.tunnel.TunnelEndpoint;
 import org.farmgate.protocol.GuacamoleStatus;
+import org.farmgate.model.NodeLoad;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
@@ -97,7 +98,20 @@ public final class GatewayNode {
         sessions.serve();
 
         this.router = ApiRouter.create(vertx, config.maxBodyBytes());
-        new HealthApi(config.nodeId()).mount(router);
+        new HealthApi(config.nodeId())
+                .check(() -> {
+                    NodeLoad self = agent.lastPublished();
+                    int members = runtime.membership().memberIds().size();
+                    return new HealthApi.Check("cluster", self != null && runtime.isRunning(), self == null
+                            ? "not registered yet" : (runtime.isClustered() ? members + " members" : "running alone"));
+                })
+                .check(() -> {
+                    NodeLoad self = agent.lastPublished();
+                    boolean healthy = self != null && self.measurements().guacdHealthy();
+                    return new HealthApi.Check("guacd", healthy, config.guacdHost() + ":" + config.guacdPort()
+                            + (healthy ? " answers" : " does not answer"));
+                })
+                .mount(router);
         new SessionsApi(sessions, config.pendingTimeout().toSeconds()).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new ClusterApi(vertx, registry, agent).mount(router, auth);

@@ -181,6 +181,16 @@ class SessionsApiTest {
     }
 
     @Test
+    void readinessSaysWhatItChecked() throws Exception {
+        HttpResponse<String> ready = node.request("GET", "/api/ready", null, null);
+        assertEquals(200, ready.statusCode(), ready.body());
+        JsonNode checks = TestNode.json(ready).get("checks");
+        assertTrue(checks.get("cluster").get("ok").asBoolean());
+        assertTrue(checks.get("guacd").get("ok").asBoolean());
+        assertTrue(checks.get("guacd").get("detail").asText().contains("answers"));
+    }
+
+    @Test
     void healthNeedsNoToken() throws Exception {
         HttpResponse<String> health = node.request("GET", "/api/health", null, null);
         assertEquals(200, health.statusCode());

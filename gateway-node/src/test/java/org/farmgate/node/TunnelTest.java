@@ -192,6 +192,9 @@ class TunnelTest {
         assertEquals("no capacity", TestNode.json(refused).get("error").asText());
         assertTrue(TestNode.json(refused).get("reason").asText().contains("unhealthy"), refused.body());
         assertEquals("10", refused.headers().firstValue("Retry-After").orElse(""));
+        java.net.http.HttpResponse<String> ready = node.request("GET", "/api/ready", null, null);
+        assertEquals(503, ready.statusCode());
+        assertFalse(TestNode.json(ready).get("checks").get("guacd").get("ok").asBoolean());
     }
 
     @Test

@@ -167,6 +167,11 @@ public final class ClusterRuntime {
         return hazelcast != null;
     }
 
+    /** Whether this node is still a member (Hazelcast can shut itself down, e.g. after a split it cannot heal). */
+    public boolean isRunning() {
+        return hazelcast == null || hazelcast.getLifecycleService().isRunning();
+    }
+
     public Membership membership() {
         return membership;
     }
