@@ -27,6 +27,8 @@ import org.farmgate.node.cluster.NodeAgent;
 import org.farmgate.node.cluster.NodeMessenger;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
+import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
 import org.farmgate.node.session.SessionService;
@@ -61,7 +63,7 @@ public final class GatewayNode {
     private final AtomicInteger port = new AtomicInteger();
     private String deployment;
 
-    private GatewayNode(ClusterRuntime runtime, NodeConfig config, String adminToken) {
+    private GatewayNode(ClusterRuntime runtime, NodeConfig config, String adminToken, NodeMetrics metrics) {
         this.runtime = runtime;
         this.vertx = runtime.vertx();
         this.config = config;
@@ -94,7 +96,9 @@ public final class GatewayNode {
         TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX, clock);
         Authenticator auth = new Authenticator(vertx, tokens);
         SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(),
-                config.maxSessionsPerUser(), host, directory, sessionRouter, quota, new NodeMessenger(vertx, 10_000));
+                config.maxSessionsPerUser(), host, directory, sessionRouter, quota, new NodeMessenger(vertx, 10_000),
+                metrics);
+        metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);
         sessions.serve();
 
         this.router = ApiRouter.create(vertx, config.maxBodyBytes());
@@ -112,18 +116,21 @@ public final class GatewayNode {
                             + (healthy ? " answers" : " does not answer"));
                 })
                 .mount(router);
-        new SessionsApi(sessions, config.pendingTimeout().toSeconds()).mount(router, auth);
+        new SessionsApi(sessions, metrics, config.pendingTimeout().toSeconds()).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new ClusterApi(vertx, registry, agent).mount(router, auth);
         this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), auth, tickets, relayTickets, host, directory,
-                registry, guacd, new OriginPolicy(config.allowedOrigins()), config.defaultTimezone().getId());
+                registry, guacd, new OriginPolicy(config.allowedOrigins()), config.defaultTimezone().getId(), metrics);
+        router.get("/metrics").handler(ctx -> ctx.response()
+                .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
         tunnels.mount(router);
     }
 
     /** Starts a node, joining its cluster; {@code adminToken} is the bootstrap admin token. */
     public static Future<GatewayNode> start(NodeConfig config, String adminToken) {
-        return ClusterRuntime.start(config).compose(runtime -> {
-            GatewayNode node = new GatewayNode(runtime, config, adminToken);
+        NodeMetrics metrics = new NodeMetrics();
+        return ClusterRuntime.start(config, metrics).compose(runtime -> {
+            GatewayNode node = new GatewayNode(runtime, config, adminToken, metrics);
             return node.listen()
                     .compose(ignored -> node.agent.start(node.httpPort()))
                     .map(node)

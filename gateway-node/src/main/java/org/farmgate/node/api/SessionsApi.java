@@ -1,9 +1,12 @@
 package org.farmgate.node.api;
 
+import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import org.farmgate.model.Role;
+import org.farmgate.model.SessionInfo;
 import org.farmgate.node.auth.Identity;
+import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.session.SessionService;
 
 /** {@code /api/sessions}: create (poweruser), list, get and delete (the creator or an admin). */
@@ -13,11 +16,13 @@ public final class SessionsApi {
     public static final String ROUTE_COOKIE = "farmgate_node";
 
     private final SessionService sessions;
+    private final NodeMetrics metrics;
     private final long routeCookieSeconds;
     private final SessionRequestParser parser = new SessionRequestParser();
 
-    public SessionsApi(SessionService sessions, long routeCookieSeconds) {
+    public SessionsApi(SessionService sessions, NodeMetrics metrics, long routeCookieSeconds) {
         this.sessions = sessions;
+        this.metrics = metrics;
         this.routeCookieSeconds = routeCookieSeconds;
     }
 
@@ -30,7 +35,13 @@ public final class SessionsApi {
 
     private void create(RoutingContext ctx) {
         Identity caller = Authenticator.identity(ctx);
-        sessions.create(caller, parser.parse(ctx.body().asString()))
+        Future<SessionInfo> created;
+        try {
+            created = sessions.create(caller, parser.parse(ctx.body().asString()));
+        } catch (ApiException e) {
+            created = Future.failedFuture(e);
+        }
+        created.onComplete(result -> metrics.created(SessionService.outcome(result.cause())))
                 .onSuccess(info -> {
                     // The routing hint: a load balancer that reads it sends this session's WebSocket to its node.
                     ctx.response().putHeader("Set-Cookie", ROUTE_COOKIE + "=" + info.nodeId() + "; Path="

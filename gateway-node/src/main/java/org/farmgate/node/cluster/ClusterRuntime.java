@@ -12,6 +12,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.util.UUID;
@@ -23,6 +24,7 @@ import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
 import org.farmgate.node.config.ClusterSettings;
 import org.farmgate.node.config.NodeConfig;
+import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.router.store.HazelcastMembership;
 import org.farmgate.router.store.HazelcastSharedMap;
 import org.farmgate.router.store.LocalMembership;
@@ -91,11 +93,13 @@ public final class ClusterRuntime {
     }
 
     /** Starts Vert.x, joining the cluster unless the node is configured to run alone. */
-    public static Future<ClusterRuntime> start(NodeConfig config) {
+    public static Future<ClusterRuntime> start(NodeConfig config, NodeMetrics metrics) {
         VertxOptions options = new VertxOptions().setEventLoopPoolSize(config.eventLoops());
+        VertxMetricsFactory metricsFactory = metrics.vertxMetrics(options);
         ClusterSettings cluster = config.cluster();
         if (!cluster.enabled()) {
-            return Future.succeededFuture(new ClusterRuntime(Vertx.vertx(options), null));
+            return Future.succeededFuture(new ClusterRuntime(Vertx.builder().with(options).withMetrics(metricsFactory)
+                    .build(), null));
         }
         HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(cluster));
         EventBusOptions eventBus = options.getEventBusOptions();
@@ -105,7 +109,7 @@ public final class ClusterRuntime {
         if (cluster.advertiseHost() != null) {
             eventBus.setClusterPublicHost(cluster.advertiseHost());
         }
-        return Vertx.builder().with(options).withClusterManager(manager).buildClustered()
+        return Vertx.builder().with(options).withMetrics(metricsFactory).withClusterManager(manager).buildClustered()
                 .map(vertx -> new ClusterRuntime(vertx, manager.getHazelcastInstance()));
     }
 

@@ -19,6 +19,7 @@ import org.farmgate.model.SessionSpec;
 import org.farmgate.node.api.ApiException;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.cluster.NodeMessenger;
+import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.target.TargetPolicy;
 import org.farmgate.router.NoCapacityException;
 import org.farmgate.router.SessionDirectory;
@@ -60,9 +61,12 @@ public final class SessionService {
     private final SessionRouter router;
     private final SessionQuota quota;
     private final NodeMessenger messenger;
+    private final NodeMetrics metrics;
 
     public SessionService(Vertx vertx, String nodeId, TargetPolicy targets, int maxSessionsPerUser, SessionHost host,
-            SessionDirectory directory, SessionRouter router, SessionQuota quota, NodeMessenger messenger) {
+            SessionDirectory directory, SessionRouter router, SessionQuota quota, NodeMessenger messenger,
+            NodeMetrics metrics) {
+        this.metrics = metrics;
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.targets = targets;
@@ -98,6 +102,26 @@ public final class SessionService {
      * when a later step fails; the session's node gives both back when the session ends.
      */
     public Future<SessionInfo> create(Identity creator, SessionSpec spec) {
+        return createPlaced(creator, spec);
+    }
+
+    /** How a create request ended, as the metrics count it. */
+    public static String outcome(Throwable error) {
+        if (error == null) {
+            return "created";
+        }
+        if (error instanceof ApiException api) {
+            return switch (api.status()) {
+                case 503 -> "no_capacity";
+                case 429 -> "over_user_limit";
+                case 400 -> "invalid";
+                default -> "failed";
+            };
+        }
+        return "failed";
+    }
+
+    private Future<SessionInfo> createPlaced(Identity creator, SessionSpec spec) {
         return resolveChecked(spec).compose(addresses -> {
             String sessionId = UUID.randomUUID().toString();
             Future<Integer> place = await(quota.tryAcquire(creator.name(), maxSessionsPerUser));
@@ -121,7 +145,10 @@ public final class SessionService {
     }
 
     private Future<SessionRouter.Placement> place(String sessionId, SessionSpec spec, Set<String> excluded) {
+        long started = System.nanoTime();
         return await(router.place(sessionId, spec.protocol(), spec.display(), excluded))
+                .onComplete(ignored -> metrics.placement().record(System.nanoTime() - started,
+                        java.util.concurrent.TimeUnit.NANOSECONDS))
                 .recover(error -> Future.failedFuture(error instanceof NoCapacityException noCapacity
                         ? new ApiException(503, "no capacity", Map.of("reason", noCapacity.getMessage()),
                                 Map.of("Retry-After", "10"))

@@ -6,6 +6,7 @@ import org.farmgate.model.SessionStatus;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.guacd.GuacdException;
+import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.session.AttachRefusedException;
 import org.farmgate.node.session.ClientHints;
 import org.farmgate.node.session.LocalSession;
@@ -24,8 +25,10 @@ final class LocalAttach {
     private final SessionHost host;
     private final GuacdClient guacd;
     private final String defaultTimezone;
+    private final NodeMetrics metrics;
 
-    LocalAttach(Vertx vertx, SessionHost host, GuacdClient guacd, String defaultTimezone) {
+    LocalAttach(Vertx vertx, SessionHost host, GuacdClient guacd, String defaultTimezone, NodeMetrics metrics) {
+        this.metrics = metrics;
         this.vertx = vertx;
         this.host = host;
         this.guacd = guacd;
@@ -40,7 +43,10 @@ final class LocalAttach {
             refuse(ws, refused.status().code(), refused.getMessage());
             return;
         }
+        long started = System.nanoTime();
         guacd.connect(session.handshakeRequest(hints, defaultTimezone))
+                .onComplete(result -> metrics.handshake(result.succeeded() ? "ok" : result.cause()
+                        instanceof GuacdException e ? String.valueOf(e.status()) : "failed", System.nanoTime() - started))
                 .onSuccess(connection -> {
                     if (ws.isClosed()) {
                         connection.socket().close();
@@ -48,7 +54,7 @@ final class LocalAttach {
                                 "the client left during the guacd handshake");
                         return;
                     }
-                    Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(),
+                    Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(), metrics,
                             end -> host.tunnelEnded(session, end));
                     if (!host.activate(session, tunnel)) {
                         connection.socket().close();
@@ -56,6 +62,7 @@ final class LocalAttach {
                         return;
                     }
                     tunnel.start();
+                    metrics.attach().record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
                 })
                 .onFailure(error -> {
                     int status = error instanceof GuacdException guacdError ? guacdError.status()

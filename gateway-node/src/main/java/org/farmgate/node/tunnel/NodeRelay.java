@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.farmgate.model.NodeAddress;
+import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +36,10 @@ final class NodeRelay {
 
     private final WebSocketClient client;
     private final AtomicLong relayed = new AtomicLong();
+    private final NodeMetrics metrics;
 
-    NodeRelay(Vertx vertx) {
+    NodeRelay(Vertx vertx, NodeMetrics metrics) {
+        this.metrics = metrics;
         this.client = vertx.createWebSocketClient(new WebSocketClientOptions()
                 .setMaxFrameSize(Tunnel.MAX_MESSAGE_BYTES + 1024)
                 .setMaxMessageSize(4 * Tunnel.MAX_MESSAGE_BYTES)
@@ -60,6 +63,7 @@ final class NodeRelay {
                         "node " + ownerId + " that holds the session is not reachable: " + error.getMessage()))
                 .onSuccess(upstream -> {
                     relayed.incrementAndGet();
+                    metrics.relayHop();
                     LOG.debug("session {}: relaying to node {}", sessionId, ownerId);
                     pipe(browser, upstream, ownerId);
                 });

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import org.farmgate.node.guacd.GuacdConnection;
+import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.protocol.GuacamoleParser;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.protocol.Instruction;
@@ -44,6 +45,9 @@ public final class Tunnel {
     private final GuacdConnection connection;
     private final String tunnelId;
     private final Consumer<TunnelEnd> listener;
+    private final NodeMetrics metrics;
+    private long countedFromGuacd;
+    private long countedFromClient;
 
     private final InstructionCutter fromGuacd = new InstructionCutter(WireLimits.FROM_GUACD);
     private final InstructionCutter fromClient = new InstructionCutter(WireLimits.GUACD_INBOUND);
@@ -58,7 +62,8 @@ public final class Tunnel {
     private boolean ended;
 
     public Tunnel(Vertx vertx, WebSocketBase client, GuacdConnection connection, String tunnelId,
-            Consumer<TunnelEnd> listener) {
+            NodeMetrics metrics, Consumer<TunnelEnd> listener) {
+        this.metrics = metrics;
         this.context = vertx.getOrCreateContext();
         this.client = client;
         this.guacd = connection.socket();
@@ -143,6 +148,9 @@ public final class Tunnel {
     private void sendToClient(byte[] bytes, int start, int end) {
         client.writeFrame(Bytes.textFrame(bytes, start, end - start));
         bytesToClient += end - start;
+        long instructions = fromGuacd.instructions();
+        metrics.relayed(NodeMetrics.Direction.TO_CLIENT, end - start, instructions - countedFromGuacd);
+        countedFromGuacd = instructions;
     }
 
     private void endWithGuacdError() {
@@ -228,6 +236,9 @@ public final class Tunnel {
     private void writeToGuacd(Buffer data) {
         bytesToGuacd += data.length();
         guacd.write(data);
+        long instructions = fromClient.instructions();
+        metrics.relayed(NodeMetrics.Direction.TO_GUACD, data.length(), instructions - countedFromClient);
+        countedFromClient = instructions;
     }
 
     private void end(TunnelEnd.Cause cause, int status, String message, boolean sendErrorInstruction) {

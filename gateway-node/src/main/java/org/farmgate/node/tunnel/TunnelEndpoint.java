@@ -19,6 +19,7 @@ import org.farmgate.node.api.Responses;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.guacd.GuacdClient;
+import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.session.ClientHints;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.protocol.GuacamoleStatus;
@@ -55,7 +56,7 @@ public final class TunnelEndpoint {
 
     public TunnelEndpoint(Vertx vertx, String nodeId, Authenticator auth, TicketService tickets,
             TicketService relayTickets, SessionHost host, SessionDirectory directory, NodeRegistry registry,
-            GuacdClient guacd, OriginPolicy origins, String defaultTimezone) {
+            GuacdClient guacd, OriginPolicy origins, String defaultTimezone, NodeMetrics metrics) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.auth = auth;
@@ -65,8 +66,8 @@ public final class TunnelEndpoint {
         this.directory = directory;
         this.registry = registry;
         this.origins = origins;
-        this.local = new LocalAttach(vertx, host, guacd, defaultTimezone);
-        this.relay = new NodeRelay(vertx);
+        this.local = new LocalAttach(vertx, host, guacd, defaultTimezone, metrics);
+        this.relay = new NodeRelay(vertx, metrics);
     }
 
     public void mount(Router router) {

@@ -1,0 +1,178 @@
+package org.farmgate.node.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.spi.VertxMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+import org.farmgate.model.NodeLoad;
+import org.farmgate.model.Protocol;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.model.SessionStatus;
+
+/**
+ * The node's Prometheus metrics: ours under {@code farmgate_}, Vert.x's server side under {@code vertx_}, and the
+ * JVM's. Labels have few values (protocol, status, outcome, direction); no session id, user or address ever
+ * becomes a label.
+ */
+public final class NodeMetrics {
+
+    /** Where a relayed byte goes. */
+    public enum Direction {
+        TO_CLIENT,
+        TO_GUACD
+    }
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Map<String, Counter> createOutcomes = new ConcurrentHashMap<>();
+    private final Map<String, Timer> handshakeOutcomes = new ConcurrentHashMap<>();
+    private final Map<Direction, Counter> bytes = new EnumMap<>(Direction.class);
+    private final Map<Direction, Counter> instructions = new EnumMap<>(Direction.class);
+    private final Timer placement;
+    private final Timer attach;
+    private final Counter relayHops;
+
+    public NodeMetrics() {
+        // Two of Micrometer's standard names break Prometheus's naming rules (promtool): a unit abbreviation and
+        // a gauge ending in _count.
+        registry.config().meterFilter(MeterFilter.deny(id -> id.getName().equals("process.cpu.time")));
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public Meter.Id map(Meter.Id id) {
+                return id.getName().equals("system.cpu.count") ? id.withName("system.cpus") : id;
+            }
+        });
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        for (Direction direction : Direction.values()) {
+            String name = direction.name().toLowerCase();
+            bytes.put(direction, Counter.builder("farmgate_relay_bytes").baseUnit("bytes").tag("direction", name)
+                    .description("Bytes relayed between WebSockets and guacd").register(registry));
+            instructions.put(direction, Counter.builder("farmgate_relay_instructions").tag("direction", name)
+                    .description("Guacamole instructions relayed between WebSockets and guacd").register(registry));
+        }
+        placement = Timer.builder("farmgate_placement_duration").description("Time to place and reserve a session")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
+                .maximumExpectedValue(Duration.ofSeconds(5)).register(registry);
+        attach = Timer.builder("farmgate_attach_duration")
+                .description("Time from a WebSocket's arrival to the first relayed byte (guacd handshake included)")
+                .publishPercentileHistogram().maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
+        relayHops = Counter.builder("farmgate_relay_hops").description(
+                "WebSockets this node relayed to the node that holds their session").register(registry);
+    }
+
+    /** Vert.x's own metrics, reported into the same registry. */
+    public VertxMetricsFactory vertxMetrics(VertxOptions options) {
+        options.setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true).setJvmMetricsEnabled(false));
+        return new MicrometerMetricsFactory(registry);
+    }
+
+    /** Live figures read at scrape time: this node's sessions, guacd's health and memory against the model. */
+    public void bind(Supplier<Iterable<SessionInfo>> localSessions, Supplier<NodeLoad> self) {
+        for (Protocol protocol : Protocol.values()) {
+            for (SessionStatus status : new SessionStatus[] {SessionStatus.PENDING, SessionStatus.ACTIVE}) {
+                Gauge.builder("farmgate_sessions", () -> count(localSessions, protocol, status))
+                        .tag("protocol", protocol.wireName()).tag("status", status.wireName())
+                        .description("Live sessions this node holds").register(registry);
+            }
+            Gauge.builder("farmgate_memory_model_bytes", () -> selfValue(self,
+                            node -> node.reservations().reservedByProtocolMb().getOrDefault(protocol, 0L) * MB))
+                    .tag("protocol", protocol.wireName())
+                    .description("Memory the cost model charged for this node's sessions").register(registry);
+        }
+        Gauge.builder("farmgate_guacd_up", () -> selfValue(self, node -> node.measurements().guacdHealthy() ? 1 : 0))
+                .description("Whether this node's guacd answered its last probe").register(registry);
+        Gauge.builder("farmgate_guacd_memory_pss_bytes", () -> selfValue(self,
+                node -> node.measurements().guacdPssMb() * MB))
+                .description("guacd's proportional set size, all its processes").register(registry);
+        Gauge.builder("farmgate_guacd_sessions_memory_pss_bytes", () -> selfValue(self,
+                node -> node.measurements().guacdSessionsPssMb() * MB))
+                .description("guacd's PSS above its idle baseline: what sessions really cost").register(registry);
+        Gauge.builder("farmgate_memory_budget_bytes", () -> selfValue(self, node -> node.limits().budgetMb() * MB))
+                .description("Memory this node may give to sessions").register(registry);
+        Gauge.builder("farmgate_memory_free_bytes", () -> selfValue(self, node -> node.freeMb() * MB))
+                .description("Memory still free for sessions by the placement's measure").register(registry);
+        Gauge.builder("farmgate_host_memory_available_bytes", () -> selfValue(self,
+                node -> node.measurements().hostAvailableMb() * MB))
+                .description("The host's available memory (cgroup-aware)").register(registry);
+    }
+
+    private static final double MB = 1024.0 * 1024.0;
+
+    private static double count(Supplier<Iterable<SessionInfo>> sessions, Protocol protocol, SessionStatus status) {
+        int n = 0;
+        for (SessionInfo info : sessions.get()) {
+            if (info.sessionType() == protocol && info.status() == status) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static double selfValue(Supplier<NodeLoad> self, ToDoubleFunction<NodeLoad> value) {
+        NodeLoad node = self.get();
+        return node == null ? Double.NaN : value.applyAsDouble(node);
+    }
+
+    /** One create request's outcome: created, no_capacity, over_user_limit, invalid, failed. */
+    public void created(String outcome) {
+        createOutcomes.computeIfAbsent(outcome, o -> Counter.builder("farmgate_session_creates").tag("outcome", o)
+                .description("Session creation requests by outcome").register(registry)).increment();
+    }
+
+    public Timer placement() {
+        return placement;
+    }
+
+    public Timer attach() {
+        return attach;
+    }
+
+    /** One guacd handshake: ok, or the Guacamole status it failed with. */
+    public void handshake(String outcome, long nanos) {
+        handshakeOutcomes.computeIfAbsent(outcome, o -> Timer.builder("farmgate_guacd_handshake_duration")
+                .tag("outcome", o).description("guacd handshakes: select to ready").publishPercentileHistogram()
+                .maximumExpectedValue(Duration.ofSeconds(30)).register(registry))
+                .record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    public void relayed(Direction direction, long byteCount, long instructionCount) {
+        bytes.get(direction).increment(byteCount);
+        instructions.get(direction).increment(instructionCount);
+    }
+
+    public void relayHop() {
+        relayHops.increment();
+    }
+
+    /** The Prometheus text exposition. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+}
