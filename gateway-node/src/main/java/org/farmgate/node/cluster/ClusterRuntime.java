@@ -167,6 +167,11 @@ public final class ClusterRuntime {
         return vertx;
     }
 
+    /** The Hazelcast member, or null for a node running alone. */
+    public HazelcastInstance hazelcast() {
+        return hazelcast;
+    }
+
     public boolean isClustered() {
         return hazelcast != null;
     }
