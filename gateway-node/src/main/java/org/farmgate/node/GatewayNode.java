@@ -8,6 +8,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.StaticHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -123,6 +124,9 @@ public final class GatewayNode {
                 registry, guacd, new OriginPolicy(config.allowedOrigins()), config.defaultTimezone().getId(), metrics);
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
+        // The browser pages: the client at /, the capacity view at /admin.html (tokens never appear in URLs
+        // sent to the server: they travel in the fragment and then live in sessionStorage).
+        router.route("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false));
         tunnels.mount(router);
     }
 
