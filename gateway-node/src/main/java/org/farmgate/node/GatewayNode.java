@@ -13,6 +13,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.node.addressbook.AddressBookApi;
 import org.farmgate.node.api.ApiRouter;
 import org.farmgate.node.api.Authenticator;
 import org.farmgate.node.api.ClusterApi;
@@ -26,6 +30,7 @@ import org.farmgate.node.cluster.GuacdProbe;
 import org.farmgate.node.cluster.HostProbe;
 import org.farmgate.node.cluster.NodeAgent;
 import org.farmgate.node.cluster.NodeMessenger;
+import org.farmgate.node.config.AddressBookSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.metrics.NodeMetrics;
@@ -39,6 +44,11 @@ import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.router.SessionDirectory;
+import org.farmgate.router.addressbook.AddressBookCache;
+import org.farmgate.router.addressbook.AddressBookException;
+import org.farmgate.router.addressbook.AddressBookSource;
+import org.farmgate.router.addressbook.FileSource;
+import org.farmgate.router.addressbook.VaultSource;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
 import org.farmgate.router.registry.NodeRegistry;
@@ -61,6 +71,7 @@ public final class GatewayNode {
     private final NodeAgent agent;
     private final TunnelEndpoint tunnels;
     private final Router router;
+    private final AddressBookRuntime addressBook;
     private final AtomicInteger port = new AtomicInteger();
     private String deployment;
 
@@ -101,6 +112,10 @@ public final class GatewayNode {
                 metrics);
         metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);
         sessions.serve();
+        this.addressBook = addressBook(config, runtime, metrics, clock);
+        if (addressBook != null) {
+            sessions.addressBook(addressBook.cache().source());
+        }
 
         this.router = ApiRouter.create(vertx, config.maxBodyBytes());
         new HealthApi(config.nodeId())
@@ -110,6 +125,7 @@ public final class GatewayNode {
                     return new HealthApi.Check("cluster", self != null && runtime.isRunning(), self == null
                             ? "not registered yet" : (runtime.isClustered() ? members + " members" : "running alone"));
                 })
+                .check(this::addressBookCheck)
                 .check(() -> {
                     NodeLoad self = agent.lastPublished();
                     boolean healthy = self != null && self.measurements().guacdHealthy();
@@ -120,6 +136,10 @@ public final class GatewayNode {
         new SessionsApi(sessions, metrics, config.pendingTimeout().toSeconds()).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new ClusterApi(vertx, registry, agent).mount(router, auth);
+        if (addressBook != null) {
+            new AddressBookApi(vertx, addressBook.cache(), addressBook.blocking(), sessions,
+                    config.pendingTimeout().toSeconds()).mount(router, auth);
+        }
         this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), auth, tickets, relayTickets, host, directory,
                 registry, guacd, new OriginPolicy(config.allowedOrigins()), config.defaultTimezone().getId(), metrics);
         router.get("/metrics").handler(ctx -> ctx.response()
@@ -128,6 +148,64 @@ public final class GatewayNode {
         // sent to the server: they travel in the fragment and then live in sessionStorage).
         router.route("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false));
         tunnels.mount(router);
+    }
+
+    /** The address book's cache and the threads its blocking source runs on. */
+    private record AddressBookRuntime(AddressBookCache cache, ExecutorService blocking, ExecutorService loader) {
+
+        void close() {
+            blocking.shutdownNow();
+            loader.shutdownNow();
+        }
+    }
+
+    private static AddressBookRuntime addressBook(NodeConfig config, ClusterRuntime runtime, NodeMetrics metrics,
+            Clock clock) {
+        AddressBookSettings settings = config.addressBook();
+        if (!settings.configured()) {
+            return null;
+        }
+        int width = settings.vault() != null ? settings.vault().parallelism() : 1;
+        ExecutorService blocking = Executors.newFixedThreadPool(width, daemon("farmgate-addressbook-io"));
+        ExecutorService loader = Executors.newFixedThreadPool(2, daemon("farmgate-addressbook-load"));
+        AddressBookSource source;
+        try {
+            source = settings.vault() != null
+                    ? new VaultSource(settings.vault(), blocking, metrics.vaultCalls(), clock)
+                    : new FileSource(settings.file(), clock);
+        } catch (AddressBookException e) {
+            blocking.shutdownNow();
+            loader.shutdownNow();
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+        AddressBookCache cache = new AddressBookCache(runtime.addressBooks(), runtime.addressBookLeases(), source,
+                loader, settings.ttl(), config.nodeId(), clock, metrics.addressBookListener());
+        LOG.info("address book from {}", settings.vault() != null ? settings.vault() : settings.file());
+        return new AddressBookRuntime(cache, blocking, loader);
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /** Ready unless the address book is configured and this cluster never managed to load it. */
+    private HealthApi.Check addressBookCheck() {
+        if (addressBook == null) {
+            return new HealthApi.Check("addressbook", true, "not configured");
+        }
+        AddressBook seen = addressBook.cache().lastSeen();
+        String failure = addressBook.cache().lastFailure();
+        if (seen == null) {
+            return new HealthApi.Check("addressbook", failure == null, failure == null ? "not read yet"
+                    : "never loaded: " + failure);
+        }
+        return new HealthApi.Check("addressbook", true, seen.error() == null ? seen.entryCount()
+                + " entries, loaded " + seen.loadedAt() : "serving the copy of " + seen.loadedAt()
+                + "; the last refresh failed: " + seen.error());
     }
 
     /** Starts a node, joining its cluster; {@code adminToken} is the bootstrap admin token. */
@@ -196,7 +274,12 @@ public final class GatewayNode {
                 .compose(ignored -> deployment == null ? Future.succeededFuture() : vertx.undeploy(deployment))
                 .eventually(tunnels::close)
                 .eventually(guacd::close)
-                .onComplete(ignored -> runtime.close().onComplete(done));
+                .onComplete(ignored -> {
+                    if (addressBook != null) {
+                        addressBook.close();
+                    }
+                    runtime.close().onComplete(done);
+                });
         return done.future();
     }
 

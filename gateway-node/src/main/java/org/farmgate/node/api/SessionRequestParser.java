@@ -125,7 +125,18 @@ public final class SessionRequestParser {
         return new SessionSpec(protocol, hostname, port, display, timezone, parameters);
     }
 
-    private static boolean isRefused(String argument) {
+    /** The guacd argument a JSON field stands for: {@code private_key} is {@code private-key}. */
+    public static String argumentName(String field) {
+        return CREDENTIAL_FIELDS.getOrDefault(field, field.replace('_', '-'));
+    }
+
+    /** Set by the gateway itself from checked values: never from a caller or a stored entry. */
+    public static boolean isGatewayOwned(String argument) {
+        return GATEWAY_OWNED.contains(argument);
+    }
+
+    /** Could reach beyond the allowed networks or write on the gateway host. */
+    public static boolean isRefused(String argument) {
         if (GATEWAY_OWNED.contains(argument) || REFUSED.contains(argument)) {
             return true;
         }

@@ -20,6 +20,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.router.addressbook.AddressBookCache;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
 import org.farmgate.node.config.ClusterSettings;
@@ -47,6 +49,8 @@ public final class ClusterRuntime {
     public static final String TICKETS = "farmgate.tickets";
     public static final String RELAY_TICKETS = "farmgate.relay-tickets";
     public static final String USER_SESSIONS = "farmgate.user-sessions";
+    public static final String ADDRESSBOOK = "farmgate.addressbook";
+    public static final String ADDRESSBOOK_LEASE = "farmgate.addressbook-lease";
     private static final String QUORUM = "farmgate-quorum";
 
     private final Vertx vertx;
@@ -60,6 +64,8 @@ public final class ClusterRuntime {
     private final SharedMap<String, TicketService.Ticket> tickets;
     private final SharedMap<String, TicketService.Ticket> relayTickets;
     private final SharedMap<String, Integer> userSessions;
+    private final SharedMap<String, AddressBook> addressBooks;
+    private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
 
     private ClusterRuntime(Vertx vertx, HazelcastInstance hazelcast) {
         this.vertx = vertx;
@@ -74,6 +80,8 @@ public final class ClusterRuntime {
             tickets = new LocalSharedMap<>();
             relayTickets = new LocalSharedMap<>();
             userSessions = new LocalSharedMap<>();
+            addressBooks = new LocalSharedMap<>();
+            addressBookLeases = new LocalSharedMap<>();
         } else {
             // Hazelcast offers queries only blocking: a few threads of their own, never an event loop.
             blocking = Executors.newFixedThreadPool(8, runnable -> {
@@ -89,6 +97,8 @@ public final class ClusterRuntime {
             tickets = new HazelcastSharedMap<>(hazelcast.getMap(TICKETS), blocking);
             relayTickets = new HazelcastSharedMap<>(hazelcast.getMap(RELAY_TICKETS), blocking);
             userSessions = new HazelcastSharedMap<>(hazelcast.getMap(USER_SESSIONS), blocking);
+            addressBooks = new HazelcastSharedMap<>(hazelcast.getMap(ADDRESSBOOK), blocking);
+            addressBookLeases = new HazelcastSharedMap<>(hazelcast.getMap(ADDRESSBOOK_LEASE), blocking);
         }
     }
 
@@ -158,6 +168,10 @@ public final class ClusterRuntime {
         config.addMapConfig(new MapConfig(TOKENS).setBackupCount(1)
                 .setNearCacheConfig(new NearCacheConfig(TOKENS).setInvalidateOnChange(true)));
         config.addMapConfig(new MapConfig(TOKEN_NAMES).setBackupCount(1));
+        // The address book is read on every GET by every node: a deserialised copy near each node.
+        config.addMapConfig(new MapConfig(ADDRESSBOOK).setBackupCount(1).setNearCacheConfig(
+                new NearCacheConfig(ADDRESSBOOK).setInvalidateOnChange(true).setInMemoryFormat(InMemoryFormat.OBJECT)));
+        config.addMapConfig(new MapConfig(ADDRESSBOOK_LEASE).setBackupCount(1));
         config.addMapConfig(new MapConfig(TICKETS).setBackupCount(1));
         config.addMapConfig(new MapConfig(RELAY_TICKETS).setBackupCount(1));
         return config;
@@ -211,6 +225,14 @@ public final class ClusterRuntime {
 
     public SharedMap<String, Integer> userSessions() {
         return userSessions;
+    }
+
+    public SharedMap<String, AddressBook> addressBooks() {
+        return addressBooks;
+    }
+
+    public SharedMap<String, AddressBookCache.Lease> addressBookLeases() {
+        return addressBookLeases;
     }
 
     /**

@@ -38,7 +38,8 @@ public record NodeConfig(
         int eventLoops,
         CostModel costModel,
         ClusterSettings cluster,
-        CapacitySettings capacity) {
+        CapacitySettings capacity,
+        AddressBookSettings addressBook) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
@@ -64,7 +65,8 @@ public record NodeConfig(
                 source.integer("GW_EVENT_LOOPS", Runtime.getRuntime().availableProcessors(), 1, 1024),
                 costModel(source),
                 ClusterSettings.from(source),
-                CapacitySettings.from(source));
+                CapacitySettings.from(source),
+                AddressBookSettings.from(source));
     }
 
     /** Names the admin token's presence, never its value. */

@@ -27,6 +27,7 @@ import org.farmgate.model.NodeLoad;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
+import org.farmgate.router.addressbook.AddressBookCache;
 
 /**
  * The node's Prometheus metrics: ours under {@code farmgate_}, Vert.x's server side under {@code vertx_}, and the
@@ -165,6 +166,41 @@ public final class NodeMetrics {
 
     public void relayHop() {
         relayHops.increment();
+    }
+
+    /** The address book's cache and source, counted. */
+    public AddressBookCache.Listener addressBookListener() {
+        Counter hits = Counter.builder("farmgate_addressbook_cache_hits").description(
+                "Address-book reads served from the cluster's copy").register(registry);
+        Counter misses = Counter.builder("farmgate_addressbook_cache_misses").description(
+                "Address-book reads that found no copy and loaded it").register(registry);
+        Timer loadsOk = Timer.builder("farmgate_addressbook_load_duration").tag("outcome", "ok")
+                .description("Loads of the whole address book from its source").register(registry);
+        Timer loadsFailed = Timer.builder("farmgate_addressbook_load_duration").tag("outcome", "failed")
+                .description("Loads of the whole address book from its source").register(registry);
+        return new AddressBookCache.Listener() {
+            @Override
+            public void hit() {
+                hits.increment();
+            }
+
+            @Override
+            public void miss() {
+                misses.increment();
+            }
+
+            @Override
+            public void loaded(long nanos, boolean ok) {
+                (ok ? loadsOk : loadsFailed).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+            }
+        };
+    }
+
+    /** Every call to Vault, timed. */
+    public java.util.function.LongConsumer vaultCalls() {
+        Timer calls = Timer.builder("farmgate_vault_request_duration").description("Calls to Vault")
+                .publishPercentileHistogram().maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
+        return nanos -> calls.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     /** The Prometheus text exposition. */

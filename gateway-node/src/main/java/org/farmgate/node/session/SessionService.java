@@ -22,6 +22,8 @@ import org.farmgate.node.cluster.NodeMessenger;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.target.TargetPolicy;
 import org.farmgate.router.NoCapacityException;
+import org.farmgate.router.addressbook.AddressBookException;
+import org.farmgate.router.addressbook.AddressBookSource;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
@@ -39,9 +41,20 @@ public final class SessionService {
     static final String DELETE = "delete";
 
     /** What the placing node sends the owner: the only message that carries credentials. */
+    /** An address-book entry a session is opened from. */
+    public record EntryRef(@JsonProperty("scope") String scope, @JsonProperty("folder") String folder,
+            @JsonProperty("name") String name) {
+    }
+
+    /**
+     * What the placing node sends the owner. For an ad-hoc session the spec carries the caller's credentials;
+     * for an address-book entry it carries none: the owner reads the entry from the source itself, and only what
+     * the user typed at connect time ({@code overrides}) travels.
+     */
     record OpenRequest(@JsonProperty("session_id") String sessionId, @JsonProperty("creator") Identity creator,
             @JsonProperty("spec") SessionSpec spec, @JsonProperty("target") String target,
-            @JsonProperty("charged_mb") int chargedMb) {
+            @JsonProperty("charged_mb") int chargedMb, @JsonProperty("entry") EntryRef entry,
+            @JsonProperty("overrides") Map<String, String> overrides) {
 
         @Override
         public String toString() {
@@ -62,6 +75,7 @@ public final class SessionService {
     private final SessionQuota quota;
     private final NodeMessenger messenger;
     private final NodeMetrics metrics;
+    private AddressBookSource addressBook;
 
     public SessionService(Vertx vertx, String nodeId, TargetPolicy targets, int maxSessionsPerUser, SessionHost host,
             SessionDirectory directory, SessionRouter router, SessionQuota quota, NodeMessenger messenger,
@@ -78,20 +92,14 @@ public final class SessionService {
         this.messenger = messenger;
     }
 
+    /** Where sessions from the address book read their entries (null: none configured). */
+    public void addressBook(AddressBookSource source) {
+        this.addressBook = source;
+    }
+
     /** Answers the other nodes' open and delete requests for sessions placed on this node. */
     public void serve() {
-        messenger.serve(nodeId, OPEN, OpenRequest.class, request -> {
-            // The placing node resolved the name; this node checks the address against its own allow-list, so a
-            // node with a narrower list never connects outside it (and no second DNS lookup delays the create).
-            InetAddress target = literal(request.target());
-            if (targets.firstOutside(request.spec().protocol(), List.of(target)) != null) {
-                throw ApiException.badRequest("field 'hostname': " + request.spec().hostname() + " resolves to "
-                        + request.target() + ", outside the networks node " + nodeId + " allows for "
-                        + request.spec().protocol().wireName());
-            }
-            return Future.succeededFuture(host.open(request.sessionId(), request.creator(), request.spec(), target,
-                    request.chargedMb()));
-        });
+        messenger.serve(nodeId, OPEN, OpenRequest.class, this::openHere);
         messenger.serve(nodeId, DELETE, DeleteRequest.class,
                 request -> Future.succeededFuture(host.delete(request.sessionId(), request.caller())));
     }
@@ -121,7 +129,21 @@ public final class SessionService {
         return "failed";
     }
 
+    /**
+     * A session from an address-book entry; {@code publicSpec} is built from the entry's public view (for the
+     * target check and the placement), the owner builds the real one from the stored entry.
+     */
+    public Future<SessionInfo> createFromEntry(Identity creator, EntryRef entry, SessionSpec publicSpec,
+            Map<String, String> overrides) {
+        return createPlaced(creator, publicSpec, entry, overrides);
+    }
+
     private Future<SessionInfo> createPlaced(Identity creator, SessionSpec spec) {
+        return createPlaced(creator, spec, null, Map.of());
+    }
+
+    private Future<SessionInfo> createPlaced(Identity creator, SessionSpec spec, EntryRef entry,
+            Map<String, String> overrides) {
         return resolveChecked(spec).compose(addresses -> {
             String sessionId = UUID.randomUUID().toString();
             Future<Integer> place = await(quota.tryAcquire(creator.name(), maxSessionsPerUser));
@@ -136,8 +158,10 @@ public final class SessionService {
                             + creator.name() + "' already has " + (-1 - place.result())
                             + " pending or active sessions, the most allowed per user"));
                 }
+                OpenRequest request = new OpenRequest(sessionId, creator, spec, addresses.get(0).getHostAddress(), 0,
+                        entry, overrides);
                 Future<SessionInfo> opened = placement.failed() ? Future.failedFuture(placement.cause())
-                        : openOrMove(placement.result(), sessionId, creator, spec, addresses.get(0), new HashSet<>());
+                        : openOrMove(placement.result(), request, new HashSet<>());
                 return opened.recover(error -> await(quota.release(creator.name()))
                         .transform(ignored -> Future.failedFuture(error)));
             });
@@ -159,27 +183,54 @@ public final class SessionService {
      * Opens the placed session on its node. A node that cannot be reached gives its reservation back and is
      * skipped; the session goes to the next best node.
      */
-    private Future<SessionInfo> openOrMove(SessionRouter.Placement placement, String sessionId, Identity creator,
-            SessionSpec spec, InetAddress target, Set<String> excluded) {
-        return open(placement, sessionId, creator, spec, target).recover(error ->
-                await(router.release(placement.nodeId(), sessionId)).transform(released -> {
+    private Future<SessionInfo> openOrMove(SessionRouter.Placement placement, OpenRequest request,
+            Set<String> excluded) {
+        OpenRequest placed = new OpenRequest(request.sessionId(), request.creator(), request.spec(), request.target(),
+                placement.chargedMb(), request.entry(), request.overrides());
+        Future<SessionInfo> opened = placement.nodeId().equals(nodeId) ? openHere(placed)
+                : messenger.request(placement.nodeId(), OPEN, placed, SessionInfo.class);
+        return opened.recover(error ->
+                await(router.release(placement.nodeId(), request.sessionId())).transform(released -> {
                     if (error instanceof NodeMessenger.NodeUnreachableException) {
-                        LOG.warn("session {}: {}; placing it elsewhere", sessionId, error.getMessage());
+                        LOG.warn("session {}: {}; placing it elsewhere", request.sessionId(), error.getMessage());
                         excluded.add(placement.nodeId());
-                        return place(sessionId, spec, excluded).compose(next -> openOrMove(next, sessionId, creator,
-                                spec, target, excluded));
+                        return place(request.sessionId(), request.spec(), excluded)
+                                .compose(next -> openOrMove(next, request, excluded));
                     }
                     return Future.failedFuture(error);
                 }));
     }
 
-    private Future<SessionInfo> open(SessionRouter.Placement placement, String sessionId, Identity creator,
-            SessionSpec spec, InetAddress localTarget) {
-        if (placement.nodeId().equals(nodeId)) {
-            return Future.succeededFuture(host.open(sessionId, creator, spec, localTarget, placement.chargedMb()));
+    /**
+     * Opens a session placed on this node. The placing node resolved the name; this node checks the address
+     * against its own allow-list, so a node with a narrower list never connects outside it. A session from the
+     * address book is built from the entry this node reads from the source itself.
+     */
+    private Future<SessionInfo> openHere(OpenRequest request) {
+        if (request.entry() == null) {
+            InetAddress target = literal(request.target());
+            if (targets.firstOutside(request.spec().protocol(), List.of(target)) != null) {
+                return Future.failedFuture(ApiException.badRequest("field 'hostname': " + request.spec().hostname()
+                        + " resolves to " + request.target() + ", outside the networks node " + nodeId
+                        + " allows for " + request.spec().protocol().wireName()));
+            }
+            return Future.succeededFuture(host.open(request.sessionId(), request.creator(), request.spec(), target,
+                    request.chargedMb()));
         }
-        return messenger.request(placement.nodeId(), OPEN, new OpenRequest(sessionId, creator, spec,
-                localTarget.getHostAddress(), placement.chargedMb()), SessionInfo.class);
+        if (addressBook == null) {
+            return Future.failedFuture(new ApiException(503, "node " + nodeId + " has no address book configured"));
+        }
+        EntryRef ref = request.entry();
+        return vertx.executeBlocking(() -> {
+            Map<String, Object> stored = addressBook.readEntry(ref.scope(), ref.folder(), ref.name());
+            if (stored == null) {
+                throw ApiException.notFound("no entry '" + ref.name() + "' in folder '" + ref.folder() + "'");
+            }
+            return EntrySpecs.fromStored(stored, request.spec().display(), request.overrides());
+        }, false).recover(error -> Future.failedFuture(error instanceof AddressBookException book
+                ? new ApiException(book.status(), book.getMessage()) : error))
+                .compose(spec -> resolveChecked(spec).map(addresses -> host.open(request.sessionId(),
+                        request.creator(), spec, addresses.get(0), request.chargedMb())));
     }
 
     public Future<List<SessionInfo>> list(Identity caller, boolean all) {

@@ -1,0 +1,38 @@
+package org.farmgate.node.addressbook;
+
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.model.addressbook.Folder;
+import org.farmgate.node.auth.Identity;
+
+/**
+ * Who sees which folder, by rustguac's rules: admins see everything; anyone else sees a folder whose
+ * {@code allowed_groups} shares a group with their token, or, when the folder says {@code inherit_from_parent},
+ * whose parent they see. A folder without {@code .config} is for admins only.
+ */
+final class FolderAccess {
+
+    private FolderAccess() {
+    }
+
+    static boolean allows(Identity who, Folder folder, AddressBook book) {
+        if (who.isAdmin()) {
+            return true;
+        }
+        Map<String, Folder> byPath = book.folders().stream()
+                .collect(Collectors.toMap(Folder::path, Function.identity(), (a, b) -> a));
+        Folder current = folder;
+        while (current != null && current.configured()) {
+            if (current.allowedGroups().stream().anyMatch(who.groups()::contains)) {
+                return true;
+            }
+            if (!current.inheritFromParent() || current.parentPath() == null) {
+                return false;
+            }
+            current = byPath.get(current.parentPath());
+        }
+        return false;
+    }
+}

@@ -1,0 +1,206 @@
+package org.farmgate.router.addressbook;
+
+import java.io.Serializable;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.router.store.SharedMap;
+import org.farmgate.router.store.Update;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The address book, cached once for the whole cluster.
+ *
+ * <p>One node loads at a time: a load first takes a lease (an atomic update on a shared key), so however many
+ * nodes find the copy old, the source is read once. Every node serves the shared copy; after the first load no
+ * reader waits on the source: a copy older than the time to live is served as it is while one node refreshes it
+ * (stale-while-revalidate). A refresh that fails keeps the last good copy and records why, which the API and the
+ * readiness check report; only a cluster that never loaded the book answers with the error.
+ */
+public final class AddressBookCache {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AddressBookCache.class);
+    private static final String BOOK = "book";
+    private static final String LOADER = "loader";
+    private static final Duration LEASE = Duration.ofSeconds(120);
+
+    /** Who is loading, until when. */
+    public record Lease(String nodeId, Instant until) implements Serializable {
+    }
+
+    /** What the cache counts, for the metrics. */
+    public interface Listener {
+        void hit();
+
+        void miss();
+
+        void loaded(long nanos, boolean ok);
+    }
+
+    private final SharedMap<String, AddressBook> books;
+    private final SharedMap<String, Lease> leases;
+    private final AddressBookSource source;
+    private final Executor loader;
+    private final Duration ttl;
+    private final String nodeId;
+    private final Clock clock;
+    private final Listener listener;
+    private final AtomicBoolean refreshing = new AtomicBoolean();
+    private volatile AddressBook lastSeen;
+    private volatile String lastFailure;
+
+    public AddressBookCache(SharedMap<String, AddressBook> books, SharedMap<String, Lease> leases,
+            AddressBookSource source, Executor loader, Duration ttl, String nodeId, Clock clock, Listener listener) {
+        this.books = books;
+        this.leases = leases;
+        this.source = source;
+        this.loader = loader;
+        this.ttl = ttl;
+        this.nodeId = nodeId;
+        this.clock = clock;
+        this.listener = listener;
+    }
+
+    public AddressBookSource source() {
+        return source;
+    }
+
+    /** The copy this node saw last, or null; with {@link #lastFailure()}, what readiness reports. */
+    public AddressBook lastSeen() {
+        return lastSeen;
+    }
+
+    /** Why this node's last load failed, or null. */
+    public String lastFailure() {
+        return lastFailure;
+    }
+
+    /** The shared copy; loads it only when the cluster has none, refreshes it in the background when old. */
+    public CompletionStage<AddressBook> read() {
+        return books.get(BOOK).thenCompose(book -> {
+            if (book == null) {
+                listener.miss();
+                return CompletableFuture.supplyAsync(this::loadOrWait, loader);
+            }
+            listener.hit();
+            lastSeen = book;
+            if (book.loadedAt().plus(ttl).isBefore(clock.instant())) {
+                refreshInBackground();
+            }
+            return CompletableFuture.completedFuture(book);
+        });
+    }
+
+    /** Reloads now and waits for it (after a write through the API: the next read must see the write). */
+    public CompletionStage<AddressBook> refresh() {
+        return CompletableFuture.supplyAsync(() -> {
+            awaitLease(Duration.ofSeconds(60));
+            return loadHoldingLease(null);
+        }, loader);
+    }
+
+    private void refreshInBackground() {
+        if (!refreshing.compareAndSet(false, true)) {
+            return;
+        }
+        CompletableFuture.runAsync(() -> {
+            try {
+                if (claim()) {
+                    AddressBook current = books.get(BOOK).toCompletableFuture().join();
+                    loadHoldingLease(current);
+                }
+            } catch (RuntimeException e) {
+                LOG.debug("background refresh: {}", e.getMessage());
+            } finally {
+                refreshing.set(false);
+            }
+        }, loader);
+    }
+
+    /** Called on a loader thread when the cluster has no copy: load it, or wait for the node that is loading. */
+    private AddressBook loadOrWait() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            AddressBook book = books.get(BOOK).toCompletableFuture().join();
+            if (book != null) {
+                return book;
+            }
+            if (claim()) {
+                return loadHoldingLease(null);
+            }
+            sleep(20);
+        }
+        throw new CompletionException(new AddressBookException(503, "the address book is still loading"));
+    }
+
+    private void awaitLease(Duration patience) {
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (!claim()) {
+            if (System.nanoTime() > deadline) {
+                throw new CompletionException(new AddressBookException(503, "another node is still loading the "
+                        + "address book"));
+            }
+            sleep(20);
+        }
+    }
+
+    /** Loads and publishes; the lease is held and released here. */
+    private AddressBook loadHoldingLease(AddressBook previous) {
+        long start = System.nanoTime();
+        try {
+            AddressBook book = source.load();
+            books.set(BOOK, book).toCompletableFuture().join();
+            listener.loaded(System.nanoTime() - start, true);
+            lastSeen = book;
+            lastFailure = null;
+            LOG.info("address book loaded: {} folders, {} entries in {} ms", book.folders().size(), book.entryCount(),
+                    (System.nanoTime() - start) / 1_000_000);
+            return book;
+        } catch (AddressBookException e) {
+            listener.loaded(System.nanoTime() - start, false);
+            lastFailure = e.getMessage();
+            AddressBook last = previous != null ? previous : books.get(BOOK).toCompletableFuture().join();
+            if (last == null) {
+                throw new CompletionException(e);
+            }
+            LOG.warn("address book refresh failed, serving the copy of {}: {}", last.loadedAt(), e.getMessage());
+            AddressBook kept = last.failedRefresh(e.getMessage());
+            books.set(BOOK, kept).toCompletableFuture().join();
+            return kept;
+        } finally {
+            leases.remove(LOADER).toCompletableFuture().join();
+        }
+    }
+
+    private boolean claim() {
+        return leases.update(LOADER, new Claim(nodeId, clock.instant(), clock.instant().plus(LEASE)))
+                .toCompletableFuture().join();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CompletionException(e);
+        }
+    }
+
+    private record Claim(String nodeId, Instant now, Instant until) implements Update<Lease, Boolean> {
+
+        @Override
+        public Outcome<Lease, Boolean> apply(Lease current) {
+            if (current != null && current.until().isAfter(now)) {
+                return Outcome.keep(false);
+            }
+            return Outcome.store(new Lease(nodeId, until), true);
+        }
+    }
+}
