@@ -32,6 +32,9 @@ public final class SyntheticVault {
     private final Set<String> tokens = ConcurrentHashMap.newKeySet();
     private final Map<String, String> appRoles = new ConcurrentHashMap<>();
     private final AtomicLong requests = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger mostInFlight =
+            new java.util.concurrent.atomic.AtomicInteger();
     private volatile long delayMillis;
     private volatile int failWith;
     private volatile long tokenTtlSeconds = 3600;
@@ -47,6 +50,8 @@ public final class SyntheticVault {
         vault.tokens.add(rootToken);
         server.requestHandler(request -> request.body().onSuccess(body -> {
             vault.requests.incrementAndGet();
+            vault.mostInFlight.accumulateAndGet(vault.inFlight.incrementAndGet(), Math::max);
+            request.response().endHandler(ignored -> vault.inFlight.decrementAndGet());
             Runnable answer = () -> vault.handle(request, body.length() == 0 ? new JsonObject()
                     : new JsonObject(body));
             if (vault.delayMillis > 0) {
@@ -90,6 +95,11 @@ public final class SyntheticVault {
 
     public long requests() {
         return requests.get();
+    }
+
+    /** The most requests it was answering at once: how parallel its clients really were. */
+    public int mostInFlight() {
+        return mostInFlight.get();
     }
 
     /** Writes a secret directly, as an admin with the CLI would. */

@@ -1,0 +1,92 @@
+package org.farmgate.bench.vault;
+
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.farmgate.bench.Args;
+import org.farmgate.bench.Stats;
+import org.farmgate.bench.cluster.LocalCluster;
+import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+
+/**
+ * GET /api/addressbook against a Vault whose every answer costs a fixed added latency (the field measured about
+ * 2.3 ms per call), at 182 and 982 entries in 21 folders: the cold first load on one node, warm reads on the other
+ * node, and, in the same run, rustguac's way of reading the same book one call after another.
+ * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.vault.AddressBookBenchmark [--latency-ms 2.3]
+ * [--sizes 182,982] [--warm-requests 300] [--parallelism 32]}
+ */
+public final class AddressBookBenchmark {
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = Args.parse(args);
+        double latencyMs = Double.parseDouble(options.getOrDefault("latency-ms", "2.3"));
+        int warm = Integer.parseInt(options.getOrDefault("warm-requests", "300"));
+        Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
+        String parallelism = options.getOrDefault("parallelism", "32");
+        System.out.printf(Locale.ROOT, "%nAddress book on a Vault adding %.1f ms per call; nodes read %s calls at once%n",
+                latencyMs, parallelism);
+        System.out.printf("%-8s %-8s %16s %14s %10s %12s %12s %12s%n", "entries", "calls", "sequential ms",
+                "cold ms", "cold/seq", "warm p50 ms", "warm p95 ms", "warm p99 ms");
+        for (String size : options.getOrDefault("sizes", "182,982").split(",")) {
+            run(jar, Integer.parseInt(size.trim()), 21, latencyMs, warm, parallelism);
+        }
+        System.exit(0);
+    }
+
+    private static void run(Path jar, int entries, int folders, double latencyMs, int warm, String parallelism)
+            throws Exception {
+        Vertx vertx = Vertx.vertx();
+        SyntheticVault vault = SyntheticVault.start(vertx, "secret", "bench-root").await(10, TimeUnit.SECONDS);
+        try {
+            VaultPopulate.populate(vault.address(), "bench-root", "secret", "rustguac", entries, folders);
+            vault.delay(Math.round(latencyMs)); // whole milliseconds: the synthetic Vault's timer granularity
+            SequentialReader sequential = new SequentialReader(vault.address(), "bench-root", "secret", "rustguac");
+            long start = System.nanoTime();
+            sequential.readAll();
+            double sequentialMs = (System.nanoTime() - start) / 1e6;
+            try (LocalCluster cluster = LocalCluster.start(jar, 2, null, new SyntheticGuacdOptions(),
+                    LocalCluster.Balancing.NONE, Map.of("VAULT_ADDR", vault.address(), "VAULT_TOKEN", "bench-root",
+                            "GW_ADDRESSBOOK_TTL_SECS", "3600", "GW_VAULT_PARALLELISM", parallelism))) {
+                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                String first = cluster.nodes().get(0).baseUrl();
+                String second = cluster.nodes().get(1).baseUrl();
+                start = System.nanoTime();
+                get(http, first);
+                double coldMs = (System.nanoTime() - start) / 1e6;
+                for (int i = 0; i < 50; i++) {
+                    get(http, second); // warm-up of the reading node's JIT, unreported
+                }
+                long[] samples = new long[warm];
+                for (int i = 0; i < warm; i++) {
+                    long t = System.nanoTime();
+                    get(http, second);
+                    samples[i] = System.nanoTime() - t;
+                }
+                Arrays.sort(samples);
+                System.out.printf(Locale.ROOT, "%-8d %-8d %16.0f %14.0f %9.1f%% %12.2f %12.2f %12.2f%n", entries,
+                        sequential.calls(), sequentialMs, coldMs, 100 * coldMs / sequentialMs,
+                        Stats.percentile(samples, 50) / 1e6, Stats.percentile(samples, 95) / 1e6,
+                        Stats.percentile(samples, 99) / 1e6);
+            }
+        } finally {
+            vault.close().await(10, TimeUnit.SECONDS);
+            vertx.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void get(HttpClient http, String base) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + "/api/addressbook"))
+                .header("Authorization", "Bearer " + LocalCluster.TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("GET /api/addressbook answered " + response.statusCode() + ": "
+                    + response.body());
+        }
+    }
+}
