@@ -24,6 +24,9 @@ import org.farmgate.bench.guacd.SyntheticGuacdOptions;
  */
 public final class AddressBookBenchmark {
 
+    /** Writes through the API, each followed by the full reload that makes it visible everywhere. */
+    private static final int REFRESHES = 7;
+
     public static void main(String[] args) throws Exception {
         Map<String, String> options = Args.parse(args);
         double latencyMs = Double.parseDouble(options.getOrDefault("latency-ms", "2.3"));
@@ -32,8 +35,9 @@ public final class AddressBookBenchmark {
         String parallelism = options.getOrDefault("parallelism", "32");
         System.out.printf(Locale.ROOT, "%nAddress book on a Vault adding %.1f ms per call; nodes read %s calls at once%n",
                 latencyMs, parallelism);
-        System.out.printf("%-8s %-8s %16s %14s %10s %12s %12s %12s%n", "entries", "calls", "sequential ms",
-                "cold ms", "cold/seq", "warm p50 ms", "warm p95 ms", "warm p99 ms");
+        System.out.printf("%-8s %-8s %14s %9s %9s %9s %12s %12s %12s %10s %10s%n", "entries", "calls", "sequential ms",
+                "cold ms", "load ms", "cold/seq", "warm p50 ms", "warm p95 ms", "warm p99 ms", "reload ms",
+                "write ms");
         for (String size : options.getOrDefault("sizes", "182,982").split(",")) {
             run(jar, Integer.parseInt(size.trim()), 21, latencyMs, warm, parallelism);
         }
@@ -60,6 +64,7 @@ public final class AddressBookBenchmark {
                 start = System.nanoTime();
                 get(http, first);
                 double coldMs = (System.nanoTime() - start) / 1e6;
+                double loadMs = loadSeconds(http, first) * 1e3;
                 for (int i = 0; i < 50; i++) {
                     get(http, second); // warm-up of the reading node's JIT, unreported
                 }
@@ -70,14 +75,43 @@ public final class AddressBookBenchmark {
                     samples[i] = System.nanoTime() - t;
                 }
                 Arrays.sort(samples);
-                System.out.printf(Locale.ROOT, "%-8d %-8d %16.0f %14.0f %9.1f%% %12.2f %12.2f %12.2f%n", entries,
-                        sequential.calls(), sequentialMs, coldMs, 100 * coldMs / sequentialMs,
+                double[] reloads = new double[REFRESHES];
+                double[] writes = new double[REFRESHES];
+                for (int i = 0; i < REFRESHES; i++) {
+                    double before = loadSeconds(http, second);
+                    long t = System.nanoTime();
+                    put(http, second, "/api/addressbook/folders/shared/bench-folder-01",
+                            "{\"description\":\"edited " + i + "\",\"allowed_groups\":[\"bench\"]}");
+                    writes[i] = (System.nanoTime() - t) / 1e6;
+                    reloads[i] = (loadSeconds(http, second) - before) * 1e3;
+                }
+                System.out.printf(Locale.ROOT, "%-8d %-8d %14.0f %9.0f %9.0f %8.1f%% %12.2f %12.2f %12.2f %10.0f %10.0f%n", entries,
+                        sequential.calls(), sequentialMs, coldMs, loadMs, 100 * coldMs / sequentialMs,
                         Stats.percentile(samples, 50) / 1e6, Stats.percentile(samples, 95) / 1e6,
-                        Stats.percentile(samples, 99) / 1e6);
+                        Stats.percentile(samples, 99) / 1e6, Stats.median(reloads), Stats.median(writes));
             }
         } finally {
             vault.close().await(10, TimeUnit.SECONDS);
             vertx.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** How long the node itself spent reading Vault, from its own metrics. */
+    private static double loadSeconds(HttpClient http, String base) throws Exception {
+        String metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        return metrics.lines().filter(line -> line.startsWith("farmgate_addressbook_load_duration_seconds_sum")
+                && line.contains("outcome=\"ok\"")).mapToDouble(line -> Double.parseDouble(
+                line.substring(line.lastIndexOf(' ') + 1))).sum();
+    }
+
+    private static void put(HttpClient http, String base, String path, String json) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Authorization", "Bearer " + LocalCluster.TOKEN).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("PUT " + path + " answered " + response.statusCode() + ": "
+                    + response.body());
         }
     }
 

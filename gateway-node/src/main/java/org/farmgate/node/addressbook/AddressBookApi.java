@@ -46,6 +46,7 @@ public final class AddressBookApi {
     private final ExecutorService blocking;
     private final SessionService sessions;
     private final long routeCookieSeconds;
+    private final RenderedBooks rendered = new RenderedBooks();
 
     public AddressBookApi(Vertx vertx, AddressBookCache cache, ExecutorService blocking, SessionService sessions,
             long routeCookieSeconds) {
@@ -70,19 +71,7 @@ public final class AddressBookApi {
 
     private void list(RoutingContext ctx) {
         Identity who = Authenticator.identity(ctx);
-        book().onFailure(ctx::fail).onSuccess(book -> {
-            List<Folder> visible = book.folders().stream().filter(f -> FolderAccess.allows(who, f, book)).toList();
-            Map<String, Object> body = new LinkedHashMap<>();
-            body.put("folders", visible);
-            body.put("unavailable_scopes", List.of());
-            body.put("loaded_at", book.loadedAt());
-            body.put("stale", book.error() != null);
-            if (book.error() != null) {
-                body.put("error", "the source could not be read; this is the copy of " + book.loadedAt() + ": "
-                        + book.error());
-            }
-            Responses.json(ctx, 200, body);
-        });
+        book().onFailure(ctx::fail).onSuccess(book -> Responses.json(ctx, 200, rendered.render(who, book)));
     }
 
     private void createFolder(RoutingContext ctx) {

@@ -1,8 +1,5 @@
 package org.farmgate.node.addressbook;
 
-import java.util.Map;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.model.addressbook.Folder;
 import org.farmgate.node.auth.Identity;
@@ -21,8 +18,6 @@ final class FolderAccess {
         if (who.isAdmin()) {
             return true;
         }
-        Map<String, Folder> byPath = book.folders().stream()
-                .collect(Collectors.toMap(Folder::path, Function.identity(), (a, b) -> a));
         Folder current = folder;
         while (current != null && current.configured()) {
             if (current.allowedGroups().stream().anyMatch(who.groups()::contains)) {
@@ -31,7 +26,7 @@ final class FolderAccess {
             if (!current.inheritFromParent() || current.parentPath() == null) {
                 return false;
             }
-            current = byPath.get(current.parentPath());
+            current = book.folder(current.scope(), current.parentPath()).orElse(null);
         }
         return false;
     }

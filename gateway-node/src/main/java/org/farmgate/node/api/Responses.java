@@ -1,6 +1,7 @@
 package org.farmgate.node.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,6 +25,15 @@ public final class Responses {
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Cache-Control", "no-store")
                 .end(text);
+    }
+
+    /** A body rendered to JSON beforehand. */
+    public static void json(RoutingContext ctx, int status, byte[] body) {
+        ctx.response()
+                .setStatusCode(status)
+                .putHeader("Content-Type", "application/json")
+                .putHeader("Cache-Control", "no-store")
+                .end(Buffer.buffer(body));
     }
 
     public static void noContent(RoutingContext ctx) {

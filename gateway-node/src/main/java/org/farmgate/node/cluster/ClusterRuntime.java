@@ -170,7 +170,8 @@ public final class ClusterRuntime {
         config.addMapConfig(new MapConfig(TOKEN_NAMES).setBackupCount(1));
         // The address book is read on every GET by every node: a deserialised copy near each node.
         config.addMapConfig(new MapConfig(ADDRESSBOOK).setBackupCount(1).setNearCacheConfig(
-                new NearCacheConfig(ADDRESSBOOK).setInvalidateOnChange(true).setInMemoryFormat(InMemoryFormat.OBJECT)));
+                new NearCacheConfig(ADDRESSBOOK).setInvalidateOnChange(true).setInMemoryFormat(InMemoryFormat.OBJECT)
+                        .setCacheLocalEntries(true))); // the owner too: no deserialising a big book per read
         config.addMapConfig(new MapConfig(ADDRESSBOOK_LEASE).setBackupCount(1));
         config.addMapConfig(new MapConfig(TICKETS).setBackupCount(1));
         config.addMapConfig(new MapConfig(RELAY_TICKETS).setBackupCount(1));

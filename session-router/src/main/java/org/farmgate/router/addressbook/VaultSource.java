@@ -10,6 +10,7 @@ import io.github.jopenlibs.vault.json.JsonValue;
 import io.github.jopenlibs.vault.response.AuthResponse;
 import io.github.jopenlibs.vault.response.LogicalResponse;
 import java.io.File;
+import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,6 +43,8 @@ public final class VaultSource implements AddressBookSource {
     private final LongConsumer callNanos;
     private final Clock clock;
     private final int mountDepth;
+    private final SslConfig tls;
+    private final HttpClient http;
     private volatile Vault vault;
     /** AppRole: log in on first use, so that a node starts even while Vault is down. */
     private volatile Instant renewAt;
@@ -53,14 +56,42 @@ public final class VaultSource implements AddressBookSource {
         this.callNanos = callNanos;
         this.clock = clock;
         this.mountDepth = settings.mount().split("/").length;
+        this.tls = tls(settings);
+        this.http = httpClient(settings, tls);
         this.vault = connect(settings.token());
         this.renewAt = settings.token() == null ? Instant.MIN : Instant.MAX;
+    }
+
+    /**
+     * One client for every call. Left to itself the driver builds a new {@link HttpClient} per request: a new
+     * connection and selector thread each time, which cost more than the call itself on a fast network and made a
+     * parallel load no faster than a sequential one (see bench/RESULTS.md, issue 4).
+     */
+    private static HttpClient httpClient(VaultSettings settings, SslConfig tls) {
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(settings.timeout());
+        if (tls != null) {
+            builder.sslContext(tls.getSslContext());
+        }
+        return builder.build();
+    }
+
+    private static SslConfig tls(VaultSettings settings) throws AddressBookException {
+        if (settings.caCertPem() == null) {
+            return null;
+        }
+        try {
+            return new SslConfig().pemFile(new File(settings.caCertPem())).build();
+        } catch (VaultException e) {
+            throw new AddressBookException(503, "VAULT_CACERT " + settings.caCertPem() + " is unusable: "
+                    + e.getMessage());
+        }
     }
 
     private Vault connect(String token) throws AddressBookException {
         try {
             VaultConfig config = new VaultConfig().address(settings.address()).engineVersion(2)
-                    .prefixPathDepth(mountDepth)
+                    .prefixPathDepth(mountDepth).httpClient(http)
                     .openTimeout((int) Math.max(1, settings.timeout().toSeconds()))
                     .readTimeout((int) Math.max(1, settings.timeout().toSeconds()));
             if (token != null) {
@@ -69,8 +100,8 @@ public final class VaultSource implements AddressBookSource {
             if (settings.namespace() != null) {
                 config.nameSpace(settings.namespace());
             }
-            if (settings.caCertPem() != null) {
-                config.sslConfig(new SslConfig().pemFile(new File(settings.caCertPem())).build());
+            if (tls != null) {
+                config.sslConfig(tls); // the driver's AppRole login builds its own client from this
             }
             return Vault.create(config.build(), 2);
         } catch (VaultException e) {

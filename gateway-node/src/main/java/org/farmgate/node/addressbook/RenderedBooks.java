@@ -1,0 +1,67 @@
+package org.farmgate.node.addressbook;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.farmgate.model.Json;
+import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.model.addressbook.Folder;
+import org.farmgate.node.auth.Identity;
+
+/**
+ * The body of {@code GET /api/addressbook}, rendered once per copy of the book and per audience (admins, or one
+ * set of groups). Rendering a thousand entries cost more than all the rest of
+ * the request (bench/RESULTS.md, issue 4), and ran on the event loop. A copy is known by when it was loaded and
+ * why its refresh failed, if it did: the two things that change whenever the book does.
+ */
+final class RenderedBooks {
+
+    /** Audiences are few in practice; a flood of distinct group sets only costs re-rendering. */
+    private static final int MOST_AUDIENCES = 64;
+
+    private record Renderings(AddressBook book, Map<String, byte[]> byAudience) {
+    }
+
+    private volatile Renderings current = new Renderings(null, Map.of());
+
+    byte[] render(Identity who, AddressBook book) {
+        Renderings renderings = current;
+        if (renderings.book() == null || !renderings.book().loadedAt().equals(book.loadedAt())
+                || !Objects.equals(renderings.book().error(), book.error())) {
+            renderings = new Renderings(book, new ConcurrentHashMap<>());
+            current = renderings;
+        }
+        Map<String, byte[]> byAudience = renderings.byAudience();
+        if (byAudience.size() >= MOST_AUDIENCES) {
+            byAudience.clear();
+        }
+        return byAudience.computeIfAbsent(audience(who), key -> body(who, book));
+    }
+
+    /** Everything the answer depends on besides the book: what FolderAccess looks at. */
+    private static String audience(Identity who) {
+        return who.isAdmin() ? "admin" : "groups:" + String.join("\n", new TreeSet<>(who.groups()));
+    }
+
+    private static byte[] body(Identity who, AddressBook book) {
+        List<Folder> visible = book.folders().stream().filter(f -> FolderAccess.allows(who, f, book)).toList();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("folders", visible);
+        body.put("unavailable_scopes", List.of());
+        body.put("loaded_at", book.loadedAt());
+        body.put("stale", book.error() != null);
+        if (book.error() != null) {
+            body.put("error", "the source could not be read; this is the copy of " + book.loadedAt() + ": "
+                    + book.error());
+        }
+        try {
+            return Json.mapper().writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the address book is not serialisable", e);
+        }
+    }
+}
