@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
@@ -145,8 +146,9 @@ public final class GatewayNode {
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
         // The browser pages: the client at /, the capacity view at /admin.html (tokens never appear in URLs
-        // sent to the server: they travel in the fragment and then live in sessionStorage).
-        router.route("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false));
+        // sent to the server: they travel in the fragment and then live in sessionStorage). GET and HEAD only, so
+        // a wrong method on an API path still answers 405 rather than falling through to a static 404.
+        router.route("/*").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(StaticHandler.create("webroot").setCachingEnabled(false));
         tunnels.mount(router);
     }
 
