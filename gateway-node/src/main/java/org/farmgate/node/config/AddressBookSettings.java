@@ -24,7 +24,7 @@ public record AddressBookSettings(VaultSettings vault, Path file, Duration ttl) 
             String base = trimSlashes(source.string("GW_VAULT_BASE", "rustguac"));
             return new AddressBookSettings(new VaultSettings(address, token, roleId, secretId,
                     source.string("VAULT_NAMESPACE", null), source.string("VAULT_CACERT", null), mount, base,
-                    source.integer("GW_VAULT_PARALLELISM", 16, 1, 256),
+                    source.integer("GW_VAULT_PARALLELISM", 32, 1, 256),
                     Duration.ofMillis(source.integer("GW_VAULT_TIMEOUT_MS", 5000, 100, 600_000))), null, ttl);
         }
         String file = source.string("GW_ADDRESSBOOK_FILE", null);
