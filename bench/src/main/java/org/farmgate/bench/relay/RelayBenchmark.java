@@ -19,7 +19,9 @@ import org.farmgate.bench.client.GatewayApi;
 import org.farmgate.bench.client.StreamReader;
 import org.farmgate.bench.guacd.SyntheticGuacd;
 import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.farmgate.bench.plot.LineChart;
 import org.farmgate.bench.node.CpuClock;
+import org.farmgate.bench.node.GuacamoleLiteProcess;
 import org.farmgate.bench.node.NodeProcess;
 import org.farmgate.bench.node.TcpProxyProcess;
 
@@ -32,7 +34,10 @@ import org.farmgate.bench.node.TcpProxyProcess;
  *
  * <p>{@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.relay.RelayBenchmark
  * [--node-jar PATH] [--rounds N] [--seconds S] [--frame-bytes B] [--sessions N]
- * [--phases throughput,latency,concurrent]}
+ * [--phases throughput,latency,concurrent,sweep] [--levels 10,25,50,100,200] [--out-dir bench/target/results]}
+ *
+ * <p>The sweep phase sets latency against concurrency for three paths to the same guacd: direct, through the node,
+ * and through guacamole-lite (when {@code bench/scripts/guacamole-lite.sh} has installed it), and draws it.
  */
 public final class RelayBenchmark {
 
@@ -61,6 +66,11 @@ public final class RelayBenchmark {
             }
             if (phases.contains("concurrent")) {
                 bench.concurrent(jar, rounds, seconds, sessions);
+            }
+            if (phases.contains("sweep")) {
+                bench.sweep(jar, java.util.Arrays.stream(options.getOrDefault("levels", "10,25,50,100,200").split(","))
+                        .map(String::trim).map(Integer::parseInt).toList(), seconds,
+                        Path.of(options.getOrDefault("out-dir", "bench/target/results")));
             }
         } finally {
             bench.vertx.close().await(10, TimeUnit.SECONDS);
@@ -171,6 +181,78 @@ public final class RelayBenchmark {
         } finally {
             guacd.close().await(10, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * Latency against concurrency, at the realistic pace of {@link #concurrent}: at each level the same number of
+     * sessions direct, through the node and through guacamole-lite, one after the other; guacd times every sync.
+     */
+    private void sweep(Path jar, List<Integer> levels, int seconds, Path outDir) throws Exception {
+        SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
+                new SyntheticGuacdOptions().stream(Duration.ofMillis(50), 16 * 1024), false)
+                .await(10, TimeUnit.SECONDS);
+        Files.createDirectories(outDir);
+        try (NodeProcess node = startNode(jar, guacd.port());
+                GuacamoleLiteProcess lite = GuacamoleLiteProcess.isInstalled()
+                        ? GuacamoleLiteProcess.start(guacd.port()) : null) {
+            System.out.printf("%nLatency against concurrency: each session a 16 KB frame every 50 ms, syncs answered"
+                    + "%s%n", lite == null ? " (guacamole-lite not installed: bench/scripts/guacamole-lite.sh)" : "");
+            System.out.printf("%-9s %-15s %10s %12s %12s %12s %12s%n", "sessions", "path", "MB/s", "sync p50 ms",
+                    "sync p95 ms", "sync p99 ms", "relay CPU %");
+            List<String> csv = new java.util.ArrayList<>(List.of(
+                    "sessions,path,mb_per_s,sync_p50_ms,sync_p95_ms,sync_p99_ms,relay_cpu_pct"));
+            Map<String, List<double[]>> p95 = new java.util.LinkedHashMap<>();
+            measureMany(10, 3, -1, () -> openRelay(node, true)); // warm-up of the node's JIT, unreported
+            if (lite != null) {
+                measureMany(10, 3, -1, () -> openLite(lite, true));
+            }
+            for (int level : levels) {
+                Map<String, Opener> paths = new java.util.LinkedHashMap<>();
+                paths.put("direct", () -> openDirect(guacd.port(), true));
+                paths.put("farmgate", () -> openRelay(node, true));
+                if (lite != null) {
+                    paths.put("guacamole-lite", () -> openLite(lite, true));
+                }
+                for (Map.Entry<String, Opener> path : paths.entrySet()) {
+                    long pid = path.getKey().equals("farmgate") ? node.pid()
+                            : path.getKey().equals("guacamole-lite") ? lite.pid() : -1;
+                    guacd.syncRoundTrips().drainSorted();
+                    Window window = measureMany(level, seconds, pid, path.getValue());
+                    long[] syncs = guacd.syncRoundTrips().drainSorted();
+                    String row = String.format(Locale.ROOT, "%d,%s,%.2f,%.3f,%.3f,%.3f,%.1f", level, path.getKey(),
+                            window.megabytesPerSecond(), Stats.percentile(syncs, 50) / 1e6,
+                            Stats.percentile(syncs, 95) / 1e6, Stats.percentile(syncs, 99) / 1e6,
+                            pid < 0 ? 0 : window.nodeCpuPercent());
+                    csv.add(row);
+                    String[] cells = row.split(",");
+                    System.out.printf(Locale.ROOT, "%-9s %-15s %10s %12s %12s %12s %12s%n", (Object[]) cells);
+                    p95.computeIfAbsent(path.getKey(), k -> new java.util.ArrayList<>())
+                            .add(new double[] {level, Double.parseDouble(cells[4])});
+                }
+            }
+            Files.write(outDir.resolve("latency-sweep.csv"), csv);
+            LineChart chart = new LineChart("Sync round trip p95 against concurrent sessions",
+                    "concurrent sessions (16 KB every 50 ms each)", "sync p95 (ms)");
+            p95.forEach((name, points) -> chart.add(new LineChart.Series(name, points)));
+            chart.write(outDir.resolve("latency-sweep.png"));
+            System.out.println("wrote " + outDir.resolve("latency-sweep.csv") + " and latency-sweep.png");
+        } finally {
+            guacd.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private Stream openLite(GuacamoleLiteProcess lite, boolean answer) throws Exception {
+        WebSocketClient client = clients.createWebSocketClient();
+        WebSocket socket = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(lite.port())
+                .setURI(lite.path("ssh", Map.of("hostname", "127.0.0.1", "port", "22", "username", "bench",
+                        "password", "bench", "width", 1024, "height", 768, "dpi", 96)))
+                .addSubProtocol("guacamole")).await(10, TimeUnit.SECONDS);
+        StreamReader reader = new StreamReader(answer ? socket::writeTextMessage : null);
+        socket.handler(reader::accept);
+        return new Stream(reader, () -> {
+            socket.close().await(10, TimeUnit.SECONDS);
+            client.close();
+        });
     }
 
     /** An open stream: what reads it, and how to close it. */

@@ -1,0 +1,26 @@
+// WebSocket relay throughput: MAX_VUS sessions attached at once for HOLD_SECS, answering every sync; the guac_bytes
+// rate is what the gateway relayed. Point the nodes at a guacd (or bench's SyntheticGuacdMain --flood) that streams.
+//   k6 run -e BASE_URL=... -e API_KEY=... -e MAX_VUS=50 -e HOLD_SECS=30 ws-throughput.js
+import { config, holdSecs, baseUrl, createSession, attach, deleteSession } from './lib/farmgate.js';
+
+export var options = {
+    scenarios: {
+        relay: { executor: 'per-vu-iterations', vus: config.maxVus, iterations: 1,
+            maxDuration: (holdSecs() + 60) + 's' },
+    },
+    thresholds: {
+        session_failures: ['count==0'],
+        ws_connect_ms: ['p(95)<1000'],
+        guac_bytes: ['count>0'],
+    },
+};
+
+export default function () {
+    var base = baseUrl();
+    var session = createSession(base);
+    if (!session) {
+        return;
+    }
+    attach(base, session, holdSecs() * 1000, 0);
+    deleteSession(base, session);
+}
