@@ -10,7 +10,9 @@ import org.farmgate.bench.guacd.SyntheticGuacdOptions;
 /**
  * Starts a local cluster and either keeps it running until Ctrl-C or checks it through the load balancer:
  * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.cluster.LocalClusterMain [--nodes 3]
- * [--haproxy none|round-robin|hint] [--guacd HOST:PORT] [--node-jar PATH] [--check SESSIONS]}
+ * [--haproxy none|round-robin|hint] [--guacd HOST:PORT] [--node-jar PATH] [--check SESSIONS]
+ * [--env NAME=VALUE,NAME=VALUE...]}; {@code --env} adds node configuration (a higher
+ * {@code GW_MAX_SESSIONS_PER_USER} for a load run, a {@code GW_ADDRESSBOOK_FILE}).
  */
 public final class LocalClusterMain {
 
@@ -24,7 +26,16 @@ public final class LocalClusterMain {
                 .toUpperCase(Locale.ROOT).replace('-', '_'));
         Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
         SyntheticGuacdOptions guacd = new SyntheticGuacdOptions().stream(java.time.Duration.ofMillis(100), 4096);
-        LocalCluster cluster = LocalCluster.start(jar, count, options.get("guacd"), guacd, balancing, Map.of());
+        Map<String, String> env = new java.util.HashMap<>();
+        for (String pair : options.getOrDefault("env", "").split(",")) {
+            if (!pair.isBlank()) {
+                if (!pair.contains("=")) {
+                    throw new IllegalArgumentException("--env wants NAME=VALUE pairs, got '" + pair + "'");
+                }
+                env.put(pair.substring(0, pair.indexOf('=')).trim(), pair.substring(pair.indexOf('=') + 1));
+            }
+        }
+        LocalCluster cluster = LocalCluster.start(jar, count, options.get("guacd"), guacd, balancing, env);
         System.out.println("cluster of " + count + " nodes is up; admin token " + LocalCluster.TOKEN);
         for (int i = 0; i < count; i++) {
             System.out.println("  " + cluster.nodeIds().get(i) + "  " + cluster.nodes().get(i).baseUrl());
