@@ -33,7 +33,7 @@ class LoadClientTest {
 
     @BeforeAll
     static void start() throws Exception {
-        node = TestNode.start(new SyntheticGuacdOptions().stream(Duration.ofMillis(50), 1024)
+        node = TestNode.start(new SyntheticGuacdOptions().stream(Duration.ofMillis(1000), 1024).echoKeys(true)
                 .authFailureDelay(Duration.ofMillis(300)), Map.of());
     }
 
@@ -55,10 +55,12 @@ class LoadClientTest {
         LoadReport report = LoadRun.run(options("http://127.0.0.1:" + node.port(), "bench", 6, 1.5), quiet());
         assertEquals(6, report.sessions());
         assertEquals(0, report.failures(), report.failureReasons().toString());
-        for (String metric : List.of("create_ms", "attach_ms", "first_frame_ms", "ping_ms")) {
+        for (String metric : List.of("create_ms", "attach_ms", "first_frame_ms", "input_ms", "ping_ms")) {
             assertFalse(Double.isNaN(report.percentile(metric, 50)), metric + " was never measured");
         }
         assertTrue(report.percentile("first_frame_ms", 50) >= report.percentile("attach_ms", 50) - 1e-9);
+        // Frames come every second; a key's echo comes at once, so most input round trips are far shorter.
+        assertTrue(report.percentile("input_ms", 50) < 250, "input p50 " + report.percentile("input_ms", 50));
         report.writeCsv(dir.resolve("load.csv"));
         report.writeJson(dir.resolve("load.json"));
         assertEquals(7, Files.readAllLines(dir.resolve("load.csv")).size());

@@ -25,7 +25,8 @@ public final class LocalClusterMain {
         LocalCluster.Balancing balancing = LocalCluster.Balancing.valueOf(options.getOrDefault("haproxy", "none")
                 .toUpperCase(Locale.ROOT).replace('-', '_'));
         Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
-        SyntheticGuacdOptions guacd = new SyntheticGuacdOptions().stream(java.time.Duration.ofMillis(100), 4096);
+        SyntheticGuacdOptions guacd = new SyntheticGuacdOptions().stream(java.time.Duration.ofMillis(100), 4096)
+                .echoKeys(true);
         Map<String, String> env = new java.util.HashMap<>();
         for (String pair : options.getOrDefault("env", "").split(",")) {
             if (!pair.isBlank()) {

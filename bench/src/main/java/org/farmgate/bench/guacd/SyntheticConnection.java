@@ -273,8 +273,15 @@ public final class SyntheticConnection {
         }
         if (instruction.opcode().equals("disconnect")) {
             close();
+        } else if (options.echoKeys() && instruction.opcode().equals("key") && instruction.args().size() == 2
+                && instruction.arg(1).equals("1") && state == State.READY) {
+            write(ECHO + Instruction.of("sync", String.valueOf(timestamp()), "1").encode());
         }
     }
+
+    /** The glyph of a typed character, roughly: a filled 10x16 cell on the default layer. */
+    private static final String ECHO = Instruction.of("rect", "0", "0", "0", "10", "16").encode()
+            + Instruction.of("cfill", "14", "0", "255", "255", "255", "255").encode();
 
     private void startStream() {
         if (options.frameBytes() <= 0) {

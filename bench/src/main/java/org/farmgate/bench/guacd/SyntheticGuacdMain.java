@@ -9,7 +9,7 @@ import org.farmgate.bench.Args;
 /**
  * Runs a synthetic guacd on its own, for trying a node without a real guacd or for load runs:
  * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.guacd.SyntheticGuacdMain
- * [--host 127.0.0.1] [--port 4822] [--frame-ms 50 --frame-bytes 16384 | --flood 48384] [--memory-mb 0]}
+ * [--host 127.0.0.1] [--port 4822] [--frame-ms 50 --frame-bytes 16384 | --flood 48384] [--memory-mb 0] [--echo-keys]}
  */
 public final class SyntheticGuacdMain {
 
@@ -19,7 +19,8 @@ public final class SyntheticGuacdMain {
     public static void main(String[] args) throws Exception {
         Map<String, String> options = Args.parse(args);
         SyntheticGuacdOptions guacdOptions = new SyntheticGuacdOptions()
-                .memoryPerConnectionMb(Integer.parseInt(options.getOrDefault("memory-mb", "0")));
+                .memoryPerConnectionMb(Integer.parseInt(options.getOrDefault("memory-mb", "0")))
+                .echoKeys(Boolean.parseBoolean(options.getOrDefault("echo-keys", "false")));
         if (options.containsKey("flood")) {
             guacdOptions.flood(Integer.parseInt(options.get("flood")));
         } else if (options.containsKey("frame-ms")) {

@@ -25,6 +25,7 @@ public final class SyntheticGuacdOptions {
     private int memoryPerConnectionMb;
     private int writeChunkBytes;
     private List<Instruction> afterReady = List.of();
+    private boolean echoKeys;
 
     /** Protocols whose {@code select} is answered; others get no answer at all, as in guacd. */
     public Set<Protocol> installed() {
@@ -134,6 +135,16 @@ public final class SyntheticGuacdOptions {
 
     public SyntheticGuacdOptions afterReady(List<Instruction> value) {
         afterReady = List.copyOf(value);
+        return this;
+    }
+
+    /** Whether a key press is answered at once with a small frame, as a shell echoes what is typed over SSH. */
+    public boolean echoKeys() {
+        return echoKeys;
+    }
+
+    public SyntheticGuacdOptions echoKeys(boolean value) {
+        echoKeys = value;
         return this;
     }
 }

@@ -18,7 +18,7 @@ import org.farmgate.model.Json;
 /** A run's records, summarised: a table for people, a CSV row per session and a JSON summary for tools. */
 public final class LoadReport {
 
-    private static final String[] METRICS = {"create_ms", "attach_ms", "first_frame_ms", "ping_ms"};
+    private static final String[] METRICS = {"create_ms", "attach_ms", "first_frame_ms", "input_ms", "ping_ms"};
 
     private final List<SessionRecord> records;
     private final double seconds;
@@ -48,8 +48,9 @@ public final class LoadReport {
     }
 
     private double[] values(String metric) {
-        if (metric.equals("ping_ms")) {
-            return records.stream().flatMap(r -> r.pingMs.stream()).mapToDouble(Double::doubleValue).toArray();
+        if (metric.equals("ping_ms") || metric.equals("input_ms")) {
+            return records.stream().flatMap(r -> (metric.equals("ping_ms") ? r.pingMs : r.inputMs).stream())
+                    .mapToDouble(Double::doubleValue).toArray();
         }
         Function<SessionRecord, Double> field = switch (metric) {
             case "create_ms" -> r -> r.createMs;
@@ -86,16 +87,19 @@ public final class LoadReport {
 
     public void writeCsv(Path file) throws IOException {
         List<String> lines = new ArrayList<>();
-        lines.add("index,node,session_id,ok,create_ms,attach_ms,first_frame_ms,ping_p50_ms,bytes,instructions,syncs,"
-                + "inputs,failure");
+        lines.add("index,node,session_id,ok,create_ms,attach_ms,first_frame_ms,input_p50_ms,ping_p50_ms,bytes,"
+                + "instructions,syncs,inputs,failure");
         for (SessionRecord r : records) {
-            double[] pings = r.pingMs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            lines.add(String.format(Locale.ROOT, "%d,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,\"%s\"", r.index, r.node,
-                    r.sessionId, r.ok, r.createMs, r.attachMs, r.firstFrameMs,
-                    pings.length == 0 ? -1 : pings[(pings.length - 1) / 2], r.bytes, r.instructions, r.syncs, r.inputs,
-                    r.failure.replace("\"", "\"\"")));
+            lines.add(String.format(Locale.ROOT, "%d,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,\"%s\"", r.index,
+                    r.node, r.sessionId, r.ok, r.createMs, r.attachMs, r.firstFrameMs, median(r.inputMs),
+                    median(r.pingMs), r.bytes, r.instructions, r.syncs, r.inputs, r.failure.replace("\"", "\"\"")));
         }
         Files.write(file, lines);
+    }
+
+    private static double median(List<Double> values) {
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return sorted.length == 0 ? -1 : sorted[(sorted.length - 1) / 2];
     }
 
     public void writeJson(Path file) throws IOException {

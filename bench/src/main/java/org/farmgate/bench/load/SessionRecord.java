@@ -13,6 +13,7 @@ final class SessionRecord {
     double attachMs = -1;
     double firstFrameMs = -1;
     final List<Double> pingMs = new ArrayList<>();
+    final List<Double> inputMs = new ArrayList<>();
     long bytes;
     long instructions;
     long syncs;

@@ -22,7 +22,8 @@ import org.farmgate.protocol.WireLimits;
 
 /**
  * One user, as guacamole-common-js behaves: creates a session, takes a ticket, opens the tunnel, answers every
- * {@code sync}, moves the mouse and types at set rates, pings the tunnel, and stays for the hold. A guacd
+ * {@code sync}, moves the mouse and types at set rates, pings the tunnel, and stays for the hold. Input round trip
+ * is from a key press to the next frame (its echo, when guacd echoes typing as a shell does). A guacd
  * {@code error}, a {@code disconnect} or a close before the hold ends is a failure, with its reason. It always
  * deletes what it created, so a failed run leaves nothing on the gateway.
  */
@@ -43,6 +44,7 @@ final class VirtualUser {
     private WebSocket socket;
     private boolean finished;
     private boolean buttonDown;
+    private long keyPressedAt;
 
     VirtualUser(Vertx vertx, HttpClientAgent http, WebSocketClient webSockets, LoadOptions options, SessionRecord record,
             Runnable done) {
@@ -126,6 +128,10 @@ final class VirtualUser {
                     record.firstFrameMs = since(attaching);
                 }
                 record.syncs++;
+                if (keyPressedAt != 0) {
+                    record.inputMs.add(since(keyPressedAt));
+                    keyPressedAt = 0;
+                }
                 send(Instruction.of("sync", instruction.arg(0)));
             }
             case "error" -> finish(false, "guacd error " + instruction.arg(1) + ": " + instruction.arg(0));
@@ -149,6 +155,9 @@ final class VirtualUser {
 
     private void typeKey() {
         String keysym = String.valueOf(0x61 + ThreadLocalRandom.current().nextInt(26));
+        if (keyPressedAt == 0) {
+            keyPressedAt = System.nanoTime(); // until the next frame: guacd's echo, or any frame that came first
+        }
         send(Instruction.of("key", keysym, "1"));
         send(Instruction.of("key", keysym, "0"));
     }
