@@ -50,6 +50,7 @@ function copy(from, to) {
     }
 }
 copy(source, work);
+process.on('exit', function () { fs.rmSync(work, { recursive: true, force: true }); });
 fs.writeFileSync(path.join(work, 'package.json'), '{"type":"module"}');
 const script = pathToFileURL(path.join(work, path.basename(scriptArg))).href;
 
@@ -375,5 +376,4 @@ for (const key of Object.keys(options.thresholds || {})) {
 for (const [error, count] of errors) {
     console.log('  script error ×' + count + ': ' + error);
 }
-fs.rmSync(work, { recursive: true, force: true });
 process.exit(failed ? 99 : 0);

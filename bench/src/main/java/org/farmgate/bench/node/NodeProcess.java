@@ -27,8 +27,9 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     /**
-     * Starts {@code java [jvmArgs] -jar nodeJar} with {@code env} added to this process's environment, on a free
-     * HTTP port unless {@code env} names one, and waits until {@code /api/health} answers.
+     * Starts {@code java [jvmArgs] [the system property farmgate.bench.nodeJvmArgs] -jar nodeJar} with {@code env}
+     * added to this process's environment, on a free HTTP port unless {@code env} names one, and waits until
+     * {@code /api/health} answers.
      */
     public static NodeProcess start(Path nodeJar, Map<String, String> env, List<String> jvmArgs, Path log)
             throws IOException, InterruptedException {
@@ -43,6 +44,10 @@ public final class NodeProcess implements AutoCloseable {
         }
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
+        String extra = System.getProperty("farmgate.bench.nodeJvmArgs");
+        if (extra != null && !extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+"))); // e.g. a profiler or a class-data archive
+        }
         command.add("-jar");
         command.add(nodeJar.toString());
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)

@@ -370,11 +370,7 @@ public final class RelayBenchmark {
 
     private static NodeProcess startNode(Path jar, int guacdPort) throws Exception {
         Path log = Files.createTempFile("farmgate-bench-node", ".log");
-        List<String> jvm = new java.util.ArrayList<>(List.of("-Xmx512m"));
-        String extra = System.getProperty("farmgate.bench.nodeJvmArgs");
-        if (extra != null && !extra.isBlank()) {
-            jvm.addAll(List.of(extra.trim().split("\\s+")));
-        }
+        List<String> jvm = List.of("-Xmx512m");
         return NodeProcess.start(jar, Map.of("GW_ADMIN_TOKEN", TOKEN, "GW_GUACD_PORT", String.valueOf(guacdPort),
                 "GW_NODE_ID", "bench", "GW_LOG_LEVEL", "WARN", "GW_MAX_SESSIONS", "5000",
                 "GW_MAX_SESSIONS_PER_USER", "5000"), jvm, log);
