@@ -79,8 +79,8 @@ public final class MetricsCollectorMain {
             long ticks = samples.stream().mapToLong(ProcessSample::cpuTicks).sum();
             Long previous = lastTicks.put(label, ticks);
             double cpu = previous == null ? 0 : Math.max(0, ticks - previous) * 100.0 / ticksPerInterval;
-            rows.add(String.format(Locale.ROOT, "%.1f,%s,%d,%.1f,%.1f,%d,%d,%d,%.1f", t, label, samples.size(),
-                    total(samples, ProcessSample::rssKb) / 1024.0, total(samples, ProcessSample::pssKb) / 1024.0,
+            rows.add(String.format(Locale.ROOT, "%.1f,%s,%d,%s,%s,%d,%d,%d,%.1f", t, label, samples.size(),
+                    megabytes(samples, ProcessSample::rssKb), megabytes(samples, ProcessSample::pssKb),
                     samples.stream().mapToInt(ProcessSample::threads).sum(),
                     samples.stream().mapToInt(ProcessSample::fds).sum(),
                     samples.stream().mapToInt(ProcessSample::sockets).sum(), cpu));
@@ -103,8 +103,10 @@ public final class MetricsCollectorMain {
         return "pid-" + sample.pid();
     }
 
-    private static long total(List<ProcessSample> samples, java.util.function.ToLongFunction<ProcessSample> field) {
-        return samples.stream().mapToLong(field).anyMatch(v -> v < 0) ? -1024
-                : samples.stream().mapToLong(field).sum();
+    /** The group's total in MB, or -1 when /proc would not tell for one of its processes. */
+    private static String megabytes(List<ProcessSample> samples,
+            java.util.function.ToLongFunction<ProcessSample> field) {
+        return samples.stream().mapToLong(field).anyMatch(v -> v < 0) ? "-1"
+                : String.format(Locale.ROOT, "%.1f", samples.stream().mapToLong(field).sum() / 1024.0);
     }
 }
