@@ -36,7 +36,8 @@ public final class LocalCluster implements AutoCloseable {
     private HaproxyProcess haproxy;
 
     /**
-     * @param realGuacd {@code host:port} of a guacd every node uses, or null for a synthetic guacd per node
+     * @param realGuacd {@code host:port} of a guacd every node uses, or a comma list of one per node, or null for
+     *     a synthetic guacd per node
      * @param env extra configuration for every node
      */
     public static LocalCluster start(Path jar, int count, String realGuacd, SyntheticGuacdOptions guacdOptions,
@@ -57,7 +58,12 @@ public final class LocalCluster implements AutoCloseable {
                     cluster.guacds.add(guacd);
                     nodeEnv.put("GW_GUACD_PORT", String.valueOf(guacd.port()));
                 } else {
-                    String[] hostPort = realGuacd.split(":");
+                    String[] guacds = realGuacd.split(",");
+                    if (guacds.length != 1 && guacds.length != count) {
+                        throw new IllegalArgumentException("give one guacd for every node or one for all: "
+                                + guacds.length + " for " + count + " nodes");
+                    }
+                    String[] hostPort = guacds[guacds.length == 1 ? 0 : i].trim().split(":");
                     nodeEnv.put("GW_GUACD_HOST", hostPort[0]);
                     nodeEnv.put("GW_GUACD_PORT", hostPort[1]);
                 }

@@ -10,7 +10,7 @@ import org.farmgate.bench.guacd.SyntheticGuacdOptions;
 /**
  * Starts a local cluster and either keeps it running until Ctrl-C or checks it through the load balancer:
  * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.cluster.LocalClusterMain [--nodes 3]
- * [--haproxy none|round-robin|hint] [--guacd HOST:PORT] [--node-jar PATH] [--check SESSIONS]
+ * [--haproxy none|round-robin|hint] [--guacd HOST:PORT[,HOST:PORT...]] [--node-jar PATH] [--check SESSIONS]
  * [--env NAME=VALUE,NAME=VALUE...]}; {@code --env} adds node configuration (a higher
  * {@code GW_MAX_SESSIONS_PER_USER} for a load run, a {@code GW_ADDRESSBOOK_FILE}).
  */
