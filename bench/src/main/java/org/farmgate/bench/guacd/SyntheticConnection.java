@@ -36,6 +36,11 @@ public final class SyntheticConnection {
         READY,
         /** The target refused: nothing more is sent, the socket stays open until the client closes it. */
         REFUSED,
+        /**
+         * No handshake 15 s after {@code args}: guacd's connection process has exited, but its parent still holds
+         * the socket, so it stays open, silent, until the client sends anything (then it closes) or closes it.
+         */
+        ABANDONED,
         CLOSED
     }
 
@@ -119,6 +124,11 @@ public final class SyntheticConnection {
         return !socketClosed;
     }
 
+    /** Open, answered with {@code args}, and nothing since: how a health probe that holds its connection looks. */
+    public synchronized boolean isWaitingAfterArgs() {
+        return !socketClosed && (state == State.HANDSHAKE || state == State.ABANDONED) && handshake.isEmpty();
+    }
+
     public synchronized long bytesSent() {
         return bytesSent;
     }
@@ -134,6 +144,10 @@ public final class SyntheticConnection {
     // --- the protocol ---
 
     private void onData(Buffer chunk) {
+        if (state == State.ABANDONED) {
+            close();
+            return;
+        }
         byte[] bytes = chunk.getBytes();
         try {
             parser.feed(bytes, 0, bytes.length, this::onInstruction);
@@ -181,6 +195,13 @@ public final class SyntheticConnection {
         args.addAll(offeredArgs);
         write(new Instruction("args", args).encode());
         state = State.HANDSHAKE;
+        if (!options.handshakeTimeout().isZero()) {
+            vertx.setTimer(options.handshakeTimeout().toMillis(), ignored -> {
+                if (state == State.HANDSHAKE) {
+                    state = State.ABANDONED;
+                }
+            });
+        }
     }
 
     private void onHandshake(Instruction instruction) {

@@ -77,6 +77,11 @@ public final class SyntheticGuacd {
         return connections.stream().filter(SyntheticConnection::isOpen).count();
     }
 
+    /** Open connections that stopped after {@code args}: a gateway's health probe holds one. */
+    public long waitingAfterArgs() {
+        return connections.stream().filter(SyntheticConnection::isWaitingAfterArgs).count();
+    }
+
     public Future<Void> close() {
         return server.close();
     }

@@ -16,6 +16,7 @@ public final class SyntheticGuacdOptions {
     private Set<Protocol> installed = EnumSet.allOf(Protocol.class);
     private Duration readyDelay = Duration.ofMillis(10);
     private Duration idleTimeout = Duration.ofSeconds(15);
+    private Duration handshakeTimeout = Duration.ofSeconds(15);
     private Duration authFailureDelay = Duration.ofSeconds(4);
     private String wrongPassword = "wrong";
     private Set<Integer> closedPorts = Set.of(1, 9);
@@ -145,6 +146,16 @@ public final class SyntheticGuacdOptions {
 
     public SyntheticGuacdOptions echoKeys(boolean value) {
         echoKeys = value;
+        return this;
+    }
+
+    /** Time after {@code args} within which the handshake must go on, else guacd's connection process exits. */
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    public SyntheticGuacdOptions handshakeTimeout(Duration value) {
+        handshakeTimeout = value;
         return this;
     }
 }
