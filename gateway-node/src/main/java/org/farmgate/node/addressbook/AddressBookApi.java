@@ -1,6 +1,5 @@
 package org.farmgate.node.addressbook;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.core.Future;
@@ -24,6 +23,7 @@ import org.farmgate.model.addressbook.EntryInfo;
 import org.farmgate.model.addressbook.Folder;
 import org.farmgate.node.api.ApiException;
 import org.farmgate.node.api.Authenticator;
+import org.farmgate.node.api.JsonBody;
 import org.farmgate.node.api.Responses;
 import org.farmgate.node.api.SessionsApi;
 import org.farmgate.node.auth.Identity;
@@ -128,20 +128,15 @@ public final class AddressBookApi {
         String name = checked(() -> Names.checkName("entry name", ctx.pathParam("entry")));
         String raw = ctx.body().asString();
         ObjectNode body = raw == null || raw.isBlank() ? Json.mapper().createObjectNode() : object(ctx);
-        for (Iterator<String> fields = body.fieldNames(); fields.hasNext(); ) {
-            String field = fields.next();
-            if (!List.of("width", "height", "dpi", "username", "password", "domain").contains(field)) {
-                throw ApiException.badRequest("unknown field '" + field + "'");
-            }
-        }
+        JsonBody.onlyFields(body, List.of("width", "height", "dpi", "username", "password", "domain"));
         book().compose(book -> {
             Folder folder = book.folder(scope, path).filter(f -> FolderAccess.allows(who, f, book))
                     .orElseThrow(() -> ApiException.notFound("no folder '" + path + "'"));
             EntryInfo entry = folder.entries().stream().filter(e -> e.name().equals(name)).findFirst()
                     .orElseThrow(() -> ApiException.notFound("no entry '" + name + "' in folder '" + path + "'"));
             Protocol protocol = Protocol.parse(entry.sessionType());
-            DisplaySize display = DisplaySize.clamped(integer(body, "width", DisplaySize.DEFAULT.width()),
-                    integer(body, "height", DisplaySize.DEFAULT.height()), integer(body, "dpi", DisplaySize.DEFAULT.dpi()));
+            DisplaySize display = DisplaySize.clamped(JsonBody.integer(body, "width", DisplaySize.DEFAULT.width()),
+                    JsonBody.integer(body, "height", DisplaySize.DEFAULT.height()), JsonBody.integer(body, "dpi", DisplaySize.DEFAULT.dpi()));
             Object port = entry.fields().get("port");
             SessionSpec publicSpec = new SessionSpec(protocol, String.valueOf(entry.fields().get("hostname")),
                     port == null ? protocol.defaultPort() : Integer.parseInt(port.toString()), display, null,
@@ -221,12 +216,7 @@ public final class AddressBookApi {
     }
 
     private static AddressBookSource.FolderSettings settings(ObjectNode body) {
-        for (Iterator<String> fields = body.fieldNames(); fields.hasNext(); ) {
-            String field = fields.next();
-            if (!List.of("path", "name", "description", "allowed_groups", "inherit_from_parent").contains(field)) {
-                throw ApiException.badRequest("unknown field '" + field + "'");
-            }
-        }
+        JsonBody.onlyFields(body, List.of("path", "name", "description", "allowed_groups", "inherit_from_parent"));
         List<String> groups = new ArrayList<>();
         JsonNode allowed = body.get("allowed_groups");
         if (allowed != null && !allowed.isNull()) {
@@ -271,31 +261,12 @@ public final class AddressBookApi {
     }
 
     private static ObjectNode object(RoutingContext ctx) {
-        try {
-            JsonNode node = Json.mapper().readTree(ctx.body().asString() == null ? "" : ctx.body().asString());
-            if (node instanceof ObjectNode object) {
-                return object;
-            }
-        } catch (JsonProcessingException e) {
-            throw ApiException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
-        }
-        throw ApiException.badRequest("request body must be a JSON object");
+        return JsonBody.object(ctx.body().asString());
     }
 
     private static String text(JsonNode body, String field, String fallback) {
         JsonNode value = body.get(field);
         return value == null || value.isNull() ? fallback : value.asText();
-    }
-
-    private static int integer(JsonNode body, String field, int fallback) {
-        JsonNode value = body.get(field);
-        if (value == null || value.isNull()) {
-            return fallback;
-        }
-        if (!value.isIntegralNumber()) {
-            throw ApiException.badRequest("field '" + field + "' must be a whole number");
-        }
-        return value.asInt();
     }
 
     private static <T> T checked(java.util.function.Supplier<T> check) {

@@ -1,6 +1,5 @@
 package org.farmgate.node.api;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.DateTimeException;
@@ -11,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.farmgate.model.DisplaySize;
-import org.farmgate.model.Json;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionSpec;
 
@@ -54,15 +52,7 @@ public final class SessionRequestParser {
             "listen-timeout", "audio-servername", "sftp-hostname");
 
     public SessionSpec parse(String body) {
-        JsonNode root;
-        try {
-            root = Json.mapper().readTree(body == null ? "" : body);
-        } catch (JsonProcessingException e) {
-            throw ApiException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
-        }
-        if (!(root instanceof ObjectNode object)) {
-            throw ApiException.badRequest("request body must be a JSON object");
-        }
+        ObjectNode object = JsonBody.object(body);
 
         Protocol protocol = Protocol.SSH;
         JsonNode type = object.get("session_type");
@@ -82,14 +72,14 @@ public final class SessionRequestParser {
         if (!HOSTNAME.matcher(hostname).matches()) {
             throw ApiException.badRequest("field 'hostname' must be a host name or an IP address");
         }
-        int port = integer(object, "port", protocol.defaultPort());
+        int port = JsonBody.integer(object, "port", protocol.defaultPort());
         if (port < 1 || port > 65535) {
             throw ApiException.badRequest("field 'port' must be between 1 and 65535, got " + port);
         }
         DisplaySize display = DisplaySize.clamped(
-                integer(object, "width", DisplaySize.DEFAULT.width()),
-                integer(object, "height", DisplaySize.DEFAULT.height()),
-                integer(object, "dpi", DisplaySize.DEFAULT.dpi()));
+                JsonBody.integer(object, "width", DisplaySize.DEFAULT.width()),
+                JsonBody.integer(object, "height", DisplaySize.DEFAULT.height()),
+                JsonBody.integer(object, "dpi", DisplaySize.DEFAULT.dpi()));
         String timezone = text(object, "timezone");
         if (timezone != null) {
             try {
@@ -171,16 +161,5 @@ public final class SessionRequestParser {
             throw ApiException.badRequest("field '" + name + "' must be a string");
         }
         return value.asText();
-    }
-
-    private static int integer(ObjectNode object, String name, int fallback) {
-        JsonNode value = object.get(name);
-        if (value == null || value.isNull()) {
-            return fallback;
-        }
-        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
-            throw ApiException.badRequest("field '" + name + "' must be a whole number");
-        }
-        return value.asInt();
     }
 }
