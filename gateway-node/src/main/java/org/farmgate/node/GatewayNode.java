@@ -168,8 +168,8 @@ public final class GatewayNode {
             return null;
         }
         int width = settings.vault() != null ? settings.vault().parallelism() : 1;
-        ExecutorService blocking = Executors.newFixedThreadPool(width, daemon("farmgate-addressbook-io"));
-        ExecutorService loader = Executors.newFixedThreadPool(2, daemon("farmgate-addressbook-load"));
+        ExecutorService blocking = Executors.newFixedThreadPool(width, DaemonThreads.named("farmgate-addressbook-io"));
+        ExecutorService loader = Executors.newFixedThreadPool(2, DaemonThreads.named("farmgate-addressbook-load"));
         AddressBookSource source;
         try {
             source = settings.vault() != null
@@ -184,14 +184,6 @@ public final class GatewayNode {
                 loader, settings.ttl(), config.nodeId(), clock, metrics.addressBookListener());
         LOG.info("address book from {}", settings.vault() != null ? settings.vault() : settings.file());
         return new AddressBookRuntime(cache, blocking, loader);
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     /** Ready unless the address book is configured and this cluster never managed to load it. */

@@ -26,6 +26,7 @@ import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
 import org.farmgate.node.config.ClusterSettings;
 import org.farmgate.node.config.NodeConfig;
+import org.farmgate.node.DaemonThreads;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.router.store.HazelcastMembership;
 import org.farmgate.router.store.HazelcastSharedMap;
@@ -84,11 +85,7 @@ public final class ClusterRuntime {
             addressBookLeases = new LocalSharedMap<>();
         } else {
             // Hazelcast offers queries only blocking: a few threads of their own, never an event loop.
-            blocking = Executors.newFixedThreadPool(8, runnable -> {
-                Thread thread = new Thread(runnable, "farmgate-cluster-query");
-                thread.setDaemon(true);
-                return thread;
-            });
+            blocking = Executors.newFixedThreadPool(8, DaemonThreads.named("farmgate-cluster-query"));
             membership = new HazelcastMembership(hazelcast);
             nodes = new HazelcastSharedMap<>(hazelcast.getMap(NODES), blocking);
             sessions = new HazelcastSharedMap<>(hazelcast.getMap(SESSIONS), blocking);

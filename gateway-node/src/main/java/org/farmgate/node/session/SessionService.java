@@ -39,8 +39,8 @@ public final class SessionService {
     private static final Logger LOG = LoggerFactory.getLogger(SessionService.class);
     static final String OPEN = "open";
     static final String DELETE = "delete";
+    private static final java.util.regex.Pattern IPV4 = java.util.regex.Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
-    /** What the placing node sends the owner: the only message that carries credentials. */
     /** An address-book entry a session is opened from. */
     public record EntryRef(@JsonProperty("scope") String scope, @JsonProperty("folder") String folder,
             @JsonProperty("name") String name) {
@@ -110,7 +110,7 @@ public final class SessionService {
      * when a later step fails; the session's node gives both back when the session ends.
      */
     public Future<SessionInfo> create(Identity creator, SessionSpec spec) {
-        return createPlaced(creator, spec);
+        return createPlaced(creator, spec, null, Map.of());
     }
 
     /** How a create request ended, as the metrics count it. */
@@ -136,10 +136,6 @@ public final class SessionService {
     public Future<SessionInfo> createFromEntry(Identity creator, EntryRef entry, SessionSpec publicSpec,
             Map<String, String> overrides) {
         return createPlaced(creator, publicSpec, entry, overrides);
-    }
-
-    private Future<SessionInfo> createPlaced(Identity creator, SessionSpec spec) {
-        return createPlaced(creator, spec, null, Map.of());
     }
 
     private Future<SessionInfo> createPlaced(Identity creator, SessionSpec spec, EntryRef entry,
@@ -300,7 +296,7 @@ public final class SessionService {
 
     /** An IP address written out, which InetAddress parses without asking DNS. */
     private static boolean isLiteral(String host) {
-        return host.indexOf(':') >= 0 || host.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+        return host.indexOf(':') >= 0 || IPV4.matcher(host).matches();
     }
 
     private static InetAddress literal(String address) {
