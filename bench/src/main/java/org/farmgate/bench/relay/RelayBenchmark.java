@@ -242,17 +242,8 @@ public final class RelayBenchmark {
     }
 
     private Stream openLite(GuacamoleLiteProcess lite, boolean answer) throws Exception {
-        WebSocketClient client = clients.createWebSocketClient();
-        WebSocket socket = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(lite.port())
-                .setURI(lite.path("ssh", Map.of("hostname", "127.0.0.1", "port", "22", "username", "bench",
-                        "password", "bench", "width", 1024, "height", 768, "dpi", 96)))
-                .addSubProtocol("guacamole")).await(10, TimeUnit.SECONDS);
-        StreamReader reader = new StreamReader(answer ? socket::writeTextMessage : null);
-        socket.handler(reader::accept);
-        return new Stream(reader, () -> {
-            socket.close().await(10, TimeUnit.SECONDS);
-            client.close();
-        });
+        return openWebSocket(lite.port(), lite.path("ssh", Map.of("hostname", "127.0.0.1", "port", "22", "username",
+                "bench", "password", "bench", "width", 1024, "height", 768, "dpi", 96)), answer);
     }
 
     /** An open stream: what reads it, and how to close it. */
@@ -339,10 +330,14 @@ public final class RelayBenchmark {
 
     private Stream openRelay(NodeProcess node, boolean answer) throws Exception {
         GatewayApi.Attach attach = new GatewayApi(node.baseUrl(), TOKEN).createSession(SESSION);
+        return openWebSocket(node.httpPort(), attach.wsPath(), answer);
+    }
+
+    /** A Guacamole tunnel over WebSocket on loopback, read (and its syncs answered, if asked) as a client does. */
+    private Stream openWebSocket(int port, String uri, boolean answer) throws Exception {
         WebSocketClient client = clients.createWebSocketClient();
-        WebSocket socket = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1")
-                .setPort(node.httpPort()).setURI(attach.wsPath()).addSubProtocol("guacamole"))
-                .await(10, TimeUnit.SECONDS);
+        WebSocket socket = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port)
+                .setURI(uri).addSubProtocol("guacamole")).await(10, TimeUnit.SECONDS);
         StreamReader reader = new StreamReader(answer ? socket::writeTextMessage : null);
         socket.handler(reader::accept);
         return new Stream(reader, () -> {
