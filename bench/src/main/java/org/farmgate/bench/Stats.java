@@ -23,4 +23,13 @@ public final class Stats {
         int rank = (int) Math.ceil(p / 100.0 * sorted.length);
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
+
+    /** The p-th percentile (nearest rank) of sorted values; NaN when there are none. */
+    public static double percentile(double[] sorted, double p) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
 }

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.farmgate.bench.Stats;
 import org.farmgate.model.Json;
 
 /** A run's records, summarised: a table for people, a CSV row per session and a JSON summary for tools. */
@@ -39,12 +40,8 @@ public final class LoadReport {
     /** The p-th percentile (nearest rank) of one metric over the sessions that reached it; NaN when none did. */
     public double percentile(String metric, double p) {
         double[] values = values(metric);
-        if (values.length == 0) {
-            return Double.NaN;
-        }
         Arrays.sort(values);
-        int rank = (int) Math.ceil(p / 100.0 * values.length);
-        return values[Math.max(0, Math.min(values.length - 1, rank - 1))];
+        return Stats.percentile(values, p);
     }
 
     private double[] values(String metric) {
