@@ -13,28 +13,31 @@ import io.vertx.ext.web.handler.StaticHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.farmgate.model.NodeLoad;
+import org.farmgate.model.SessionInfo;
 import org.farmgate.model.addressbook.AddressBook;
-import org.farmgate.node.addressbook.AddressBookApi;
+import org.farmgate.node.api.AddressBookApi;
 import org.farmgate.node.api.ApiRouter;
-import org.farmgate.node.api.Authenticator;
 import org.farmgate.node.api.ClusterApi;
 import org.farmgate.node.api.HealthApi;
 import org.farmgate.node.api.SessionsApi;
 import org.farmgate.node.api.TokensApi;
+import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenService;
-import org.farmgate.node.cluster.ClusterRuntime;
 import org.farmgate.node.cluster.GuacdProbe;
 import org.farmgate.node.cluster.HostProbe;
 import org.farmgate.node.cluster.NodeAgent;
-import org.farmgate.node.cluster.NodeMessenger;
 import org.farmgate.node.config.AddressBookSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.peer.NodeMessenger;
+import org.farmgate.node.runtime.ClusterRuntime;
+import org.farmgate.node.runtime.DaemonThreads;
 import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
@@ -42,16 +45,14 @@ import org.farmgate.node.session.SessionService;
 import org.farmgate.node.tunnel.OriginPolicy;
 import org.farmgate.node.tunnel.TunnelEndpoint;
 import org.farmgate.protocol.GuacamoleStatus;
-import org.farmgate.model.NodeLoad;
-import org.farmgate.model.SessionInfo;
 import org.farmgate.router.SessionDirectory;
+import org.farmgate.router.SessionQuota;
+import org.farmgate.router.SessionRouter;
 import org.farmgate.router.addressbook.AddressBookCache;
 import org.farmgate.router.addressbook.AddressBookException;
 import org.farmgate.router.addressbook.AddressBookSource;
 import org.farmgate.router.addressbook.FileSource;
 import org.farmgate.router.addressbook.VaultSource;
-import org.farmgate.router.SessionQuota;
-import org.farmgate.router.SessionRouter;
 import org.farmgate.router.registry.NodeRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,40 +77,42 @@ public final class GatewayNode {
     private final AtomicInteger port = new AtomicInteger();
     private String deployment;
 
-    private GatewayNode(ClusterRuntime runtime, NodeConfig config, String adminToken, NodeMetrics metrics) {
+    /**
+     * What the node takes from the world beyond its configuration: the time, and its host's memory and load. The
+     * real ones in production; tests pass their own, so no outcome depends on the machine or the moment.
+     */
+    public record Environment(Clock clock, HostProbe host) {
+
+        public static Environment system() {
+            return new Environment(Clock.systemUTC(), HostProbe.system());
+        }
+    }
+
+    private GatewayNode(ClusterRuntime runtime, NodeConfig config, String adminToken, NodeMetrics metrics,
+            Environment environment) {
         this.runtime = runtime;
         this.vertx = runtime.vertx();
         this.config = config;
-        Clock clock = Clock.systemUTC();
+        Clock clock = environment.clock();
         NodeRegistry registry = new NodeRegistry(runtime.nodes());
         SessionRouter sessionRouter = new SessionRouter(registry, clock, config.cluster().heartbeat());
         SessionQuota quota = new SessionQuota(runtime.userSessions());
         SessionDirectory directory = new SessionDirectory(runtime.sessions());
-        SessionLedger ledger = new SessionLedger() {
-            @Override
-            public void activated(SessionInfo session) {
-                sessionRouter.activate(config.nodeId(), session.sessionId());
-            }
-
-            @Override
-            public void released(SessionInfo session) {
-                sessionRouter.release(config.nodeId(), session.sessionId());
-                quota.release(session.createdBy());
-            }
-        };
+        SessionLedger ledger = new SessionLedger(config.nodeId(), directory, sessionRouter, quota, metrics::ended,
+                clock);
         this.host = new SessionHost(vertx, config.nodeId(), new SessionHost.Limits(config.pendingTimeout(),
-                config.maxSessionDuration(), config.finishedRetention()), directory, ledger, clock);
+                config.maxSessionDuration(), config.finishedRetention()), ledger, clock);
         this.guacd = new GuacdClient(vertx, config.guacdHost(), config.guacdPort(), config.guacdConnectTimeout(),
                 config.guacdStepTimeout());
-        this.agent = new NodeAgent(vertx, config, registry, directory, runtime.membership(), HostProbe.system(),
+        this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), environment.host(),
                 new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
-                host, quota, clock);
+                host, ledger, clock);
         TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock);
         TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, clock);
         TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX, clock);
         Authenticator auth = new Authenticator(vertx, tokens);
         SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(),
-                config.maxSessionsPerUser(), host, directory, sessionRouter, quota, new NodeMessenger(vertx, 10_000),
+                config.maxSessionsPerUser(), host, directory, sessionRouter, quota, ledger, new NodeMessenger(vertx, 10_000),
                 metrics);
         metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);
         sessions.serve();
@@ -202,11 +205,15 @@ public final class GatewayNode {
                 + "; the last refresh failed: " + seen.error());
     }
 
-    /** Starts a node, joining its cluster; {@code adminToken} is the bootstrap admin token. */
+    /** Starts a node on this machine, joining its cluster; {@code adminToken} is the bootstrap admin token. */
     public static Future<GatewayNode> start(NodeConfig config, String adminToken) {
+        return start(config, adminToken, Environment.system());
+    }
+
+    public static Future<GatewayNode> start(NodeConfig config, String adminToken, Environment environment) {
         NodeMetrics metrics = new NodeMetrics();
         return ClusterRuntime.start(config, metrics).compose(runtime -> {
-            GatewayNode node = new GatewayNode(runtime, config, adminToken, metrics);
+            GatewayNode node = new GatewayNode(runtime, config, adminToken, metrics, environment);
             return node.listen()
                     .compose(ignored -> node.agent.start(node.httpPort()))
                     .map(node)

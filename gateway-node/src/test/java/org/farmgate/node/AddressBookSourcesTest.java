@@ -11,12 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
-import org.farmgate.bench.vault.SyntheticVault;
 import org.farmgate.model.Json;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.testkit.client.WsClient;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.vault.SyntheticVault;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,12 +51,15 @@ class AddressBookSourcesTest {
                 "VAULT_ROLE_ID", "role-1", "VAULT_SECRET_ID", "secret-1", "GW_VAULT_MOUNT", "kv",
                 "GW_VAULT_BASE", "farm", "GW_ADDRESSBOOK_TTL_SECS", "1"))) {
             assertEquals(1, entries(node));
-            Thread.sleep(2500); // past two thirds of the token's 3 s: the next call renews it first
+            assertEquals(1, vault.logins());
+            // Past two thirds of the token's 3 s the next call renews it first: a renewal, not a second login.
             vault.put("farm/shared/f/e2", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1"));
-            TestNode.await(() -> entries(node) == 2, "the refresh after renewal did not happen");
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> entries(node) == 2 && vault.renewals() >= 1);
+            assertEquals(1, vault.logins(), "the token was renewed, not replaced by a fresh login");
             vault.revokeAllTokens(); // a 403 next: log in again, retry
             vault.put("farm/shared/f/e3", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1"));
             TestNode.await(() -> entries(node) == 3, "no fresh login after the token was revoked");
+            assertEquals(2, vault.logins(), "one fresh login after the revocation");
         }
     }
 

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
+import org.farmgate.testkit.browser.HeadlessChromium;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

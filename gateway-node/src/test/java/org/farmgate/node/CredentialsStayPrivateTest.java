@@ -14,8 +14,9 @@ import com.hazelcast.map.IMap;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
-import org.farmgate.bench.guacd.SyntheticConnection;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.testkit.client.WsClient;
+import org.farmgate.testkit.guacd.SyntheticConnection;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 

@@ -13,8 +13,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.testkit.client.WsClient;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,18 +38,21 @@ class MetricsTest {
 
     @Test
     void countsWhatTheNodeDoes() throws Exception {
+        // The node is shared with the other tests of this class: counters are compared with what they were.
+        String before = scrape();
         SessionInfo session = node.sshSession();
         assertEquals(400, node.request("POST", "/api/sessions", TestNode.ADMIN, "{}").statusCode());
         try (WsClient ws = node.attach(session)) {
             ws.awaitInstruction("sync");
-            Thread.sleep(300);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> value(scrape(),
+                    "farmgate_relay_instructions_total{direction=\"to_client\"}") > 10);
             String text = scrape();
             assertTrue(value(text, "farmgate_sessions{protocol=\"ssh\",status=\"active\"}") >= 1, text);
             assertTrue(value(text, "farmgate_relay_bytes_total{direction=\"to_client\"}") > 1000);
             assertTrue(value(text, "farmgate_relay_instructions_total{direction=\"to_client\"}") > 10);
-            assertEquals(1.0, value(text, "farmgate_session_creates_total{outcome=\"created\"}"));
-            assertEquals(1.0, value(text, "farmgate_session_creates_total{outcome=\"invalid\"}"));
-            assertEquals(1.0, value(text, "farmgate_guacd_handshake_duration_seconds_count{outcome=\"ok\"}"));
+            assertEquals(1.0, delta(before, text, "farmgate_session_creates_total{outcome=\"created\"}"));
+            assertEquals(1.0, delta(before, text, "farmgate_session_creates_total{outcome=\"invalid\"}"));
+            assertEquals(1.0, delta(before, text, "farmgate_guacd_handshake_duration_seconds_count{outcome=\"ok\"}"));
             assertTrue(value(text, "farmgate_placement_duration_seconds_count") >= 1);
             assertEquals(1.0, value(text, "farmgate_guacd_up"));
             // the registry entry behind the memory figures is refreshed every heartbeat
@@ -82,6 +87,12 @@ class MetricsTest {
         assertEquals(200, response.statusCode());
         assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
         return response.body();
+    }
+
+    /** How much a counter grew from {@code before} to {@code after}; a series not yet there counts as 0. */
+    private static double delta(String before, String after, String series) {
+        double was = value(before, series);
+        return value(after, series) - (Double.isNaN(was) ? 0 : was);
     }
 
     private static double value(String text, String series) {

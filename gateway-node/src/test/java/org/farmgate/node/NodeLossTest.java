@@ -11,6 +11,7 @@ import java.util.Map;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.protocol.Instruction;
+import org.farmgate.testkit.client.WsClient;
 import org.junit.jupiter.api.Test;
 
 /** A node that dies (no drain, no goodbye) while it holds sessions, some of them relayed through another node. */

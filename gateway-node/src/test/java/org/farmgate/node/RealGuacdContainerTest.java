@@ -3,9 +3,10 @@ package org.farmgate.node;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Map;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.protocol.Instruction;
+import org.farmgate.testkit.client.WsClient;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -5,15 +5,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 
 /** Several gateway nodes in one JVM, each a Hazelcast member joined by TCP-IP on loopback, each with its own guacd. */
-final class TestCluster implements AutoCloseable {
+public final class TestCluster implements AutoCloseable {
 
-    final List<TestNode> nodes = new ArrayList<>();
+    public final List<TestNode> nodes = new ArrayList<>();
 
     /** Starts {@code count} nodes named node-1..node-N; {@code settings} adds each node's own configuration. */
-    static TestCluster start(int count, IntFunction<Map<String, String>> settings) throws Exception {
+    public static TestCluster start(int count, IntFunction<Map<String, String>> settings) throws Exception {
         TestCluster cluster = new TestCluster();
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -44,15 +44,15 @@ final class TestCluster implements AutoCloseable {
         return cluster;
     }
 
-    TestNode node(int number) {
+    public TestNode node(int number) {
         return nodes.get(number - 1);
     }
 
-    TestNode byId(String nodeId) {
+    public TestNode byId(String nodeId) {
         return nodes.stream().filter(node -> node.node.config().nodeId().equals(nodeId)).findFirst().orElseThrow();
     }
 
-    static int clusterSize(TestNode node) {
+    public static int clusterSize(TestNode node) {
         try {
             return TestNode.json(node.request("GET", "/api/cluster", TestNode.ADMIN, null)).get("nodes").size();
         } catch (Exception e) {

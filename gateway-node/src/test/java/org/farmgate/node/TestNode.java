@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -17,25 +18,33 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.farmgate.bench.guacd.SyntheticGuacd;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.awaitility.Awaitility;
 import org.farmgate.model.Json;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
+import org.farmgate.node.cluster.HostProbe;
 import org.farmgate.node.config.ConfigSource;
 import org.farmgate.node.config.NodeConfig;
+import org.farmgate.testkit.client.WsClient;
+import org.farmgate.testkit.guacd.SyntheticGuacd;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 
 /**
  * A gateway node on a free port, in front of a synthetic guacd, with blocking helpers for tests. The node and its
  * peers (guacd, clients) run on separate Vert.x instances, as they would in separate processes.
  */
-final class TestNode implements AutoCloseable {
+public final class TestNode implements AutoCloseable {
 
-    static final String ADMIN = "test-admin-token-0123456789abcdef";
+    public static final String ADMIN = "test-admin-token-0123456789abcdef";
+    /**
+     * The host every test node runs on, whatever machine runs the test: 64 GiB with 48 GiB available, 4 CPUs, no
+     * guacd processes to measure. Budgets set by the tests decide placement, never the machine's free memory.
+     */
+    public static final HostProbe HOST = HostProbe.fixed(new HostProbe.Reading(65_536, 49_152, -1, 0, 4, 0.5));
 
-    final Vertx peerVertx = Vertx.vertx();
-    final SyntheticGuacd guacd;
-    final GatewayNode node;
+    public final Vertx peerVertx = Vertx.vertx();
+    public final SyntheticGuacd guacd;
+    public final GatewayNode node;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     /** Anything thrown on the node's event loops that nobody handled: always a bug. */
@@ -54,20 +63,21 @@ final class TestNode implements AutoCloseable {
         values.put("GW_MEMORY_BUDGET_MB", "100000");
         values.putAll(settings);
         NodeConfig config = NodeConfig.from(new ConfigSource(values));
-        node = GatewayNode.start(config, ADMIN).await(60, TimeUnit.SECONDS);
+        node = GatewayNode.start(config, ADMIN, new GatewayNode.Environment(Clock.systemUTC(), HOST))
+                .await(60, TimeUnit.SECONDS);
         node.runtime().vertx().exceptionHandler(unhandled::add);
     }
 
-    static TestNode start() throws Exception {
+    public static TestNode start() throws Exception {
         return new TestNode(new SyntheticGuacdOptions(), Map.of());
     }
 
-    static TestNode start(SyntheticGuacdOptions guacdOptions, Map<String, String> settings) throws Exception {
+    public static TestNode start(SyntheticGuacdOptions guacdOptions, Map<String, String> settings) throws Exception {
         return new TestNode(guacdOptions, settings);
     }
 
     /** Like a crashed host: the node drops out of the cluster without a word; its guacd goes too. */
-    void crash() throws Exception {
+    public void crash() throws Exception {
         crashed = true;
         node.runtime().terminateAbruptly().await(60, TimeUnit.SECONDS);
         peerVertx.close().await(10, TimeUnit.SECONDS);
@@ -75,11 +85,11 @@ final class TestNode implements AutoCloseable {
 
     private boolean crashed;
 
-    int port() {
+    public int port() {
         return node.httpPort();
     }
 
-    HttpResponse<String> request(String method, String path, String token, String body) throws Exception {
+    public HttpResponse<String> request(String method, String path, String token, String body) throws Exception {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path))
                 .timeout(Duration.ofSeconds(10))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
@@ -93,27 +103,27 @@ final class TestNode implements AutoCloseable {
         return http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    static JsonNode json(HttpResponse<String> response) throws Exception {
+    public static JsonNode json(HttpResponse<String> response) throws Exception {
         return Json.mapper().readTree(response.body());
     }
 
-    SessionInfo createSession(String token, String body) throws Exception {
+    public SessionInfo createSession(String token, String body) throws Exception {
         HttpResponse<String> response = request("POST", "/api/sessions", token, body);
         assertEquals(201, response.statusCode(), response::body);
         return Json.mapper().readValue(response.body(), SessionInfo.class);
     }
 
-    SessionInfo sshSession() throws Exception {
+    public SessionInfo sshSession() throws Exception {
         return createSession(ADMIN, "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"secret\"}");
     }
 
-    SessionInfo session(String id) throws Exception {
+    public SessionInfo session(String id) throws Exception {
         HttpResponse<String> response = request("GET", "/api/sessions/" + id, ADMIN, null);
         assertEquals(200, response.statusCode(), response::body);
         return Json.mapper().readValue(response.body(), SessionInfo.class);
     }
 
-    void awaitStatus(String sessionId, SessionStatus status) throws InterruptedException {
+    public void awaitStatus(String sessionId, SessionStatus status) throws InterruptedException {
         await(() -> {
             try {
                 return session(sessionId).status() == status;
@@ -123,13 +133,13 @@ final class TestNode implements AutoCloseable {
         }, "session " + sessionId + " did not become " + status.wireName());
     }
 
-    String ticket(String token) throws Exception {
+    public String ticket(String token) throws Exception {
         HttpResponse<String> response = request("POST", "/api/ws-ticket", token, null);
         assertEquals(200, response.statusCode(), response::body);
         return json(response).get("ticket").asText();
     }
 
-    String createToken(String name, String role) throws Exception {
+    public String createToken(String name, String role) throws Exception {
         HttpResponse<String> response = request("POST", "/api/tokens", ADMIN,
                 "{\"name\":\"" + name + "\",\"role\":\"" + role + "\"}");
         assertEquals(201, response.statusCode(), response::body);
@@ -137,41 +147,37 @@ final class TestNode implements AutoCloseable {
     }
 
     /** Attaches with a fresh ticket of the admin token; {@code query} is appended as is. */
-    WsClient attach(SessionInfo session, String query) throws Exception {
+    public WsClient attach(SessionInfo session, String query) throws Exception {
         String uri = session.wsUrl() + "?ticket=" + ticket(ADMIN) + (query.isEmpty() ? "" : "&" + query);
         return WsClient.connect(peerVertx, port(), uri, null);
     }
 
-    WsClient attach(SessionInfo session) throws Exception {
+    public WsClient attach(SessionInfo session) throws Exception {
         return attach(session, "");
     }
 
-    WsClient connectRaw(String uri, MultiMap headers) throws Exception {
+    public WsClient connectRaw(String uri, MultiMap headers) throws Exception {
         return WsClient.connect(peerVertx, port(), uri, headers);
     }
 
     /** Nothing left behind: no live session on the node, no open guacd connection but the health probe's. */
-    void assertNothingLeaks() throws InterruptedException {
+    public void assertNothingLeaks() throws InterruptedException {
         await(() -> node.sessions().live().isEmpty(), "live sessions remain: " + node.sessions().live().size());
         await(() -> guacd.openConnections() == guacd.waitingAfterArgs() && guacd.waitingAfterArgs() <= 1,
                 "guacd connections remain open: " + guacd.openConnections() + ", of which waiting after args: "
                         + guacd.waitingAfterArgs());
     }
 
-    static int freePort() throws java.io.IOException {
+    public static int freePort() throws java.io.IOException {
         try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
             return socket.getLocalPort();
         }
     }
 
-    static void await(BooleanSupplier condition, String message) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail(message);
-            }
-            Thread.sleep(20);
-        }
+    /** Waits up to 10 s for {@code condition}, failing with {@code message}. */
+    public static void await(BooleanSupplier condition, String message) {
+        Awaitility.await(message).atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(condition::getAsBoolean);
     }
 
     @Override

@@ -13,11 +13,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.farmgate.bench.client.GatewayApi;
-import org.farmgate.bench.guacd.SyntheticGuacd;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
-import org.farmgate.bench.node.NodeProcess;
 import org.farmgate.model.Json;
+import org.farmgate.testkit.client.GatewayApi;
+import org.farmgate.testkit.guacd.SyntheticGuacd;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.NodeProcess;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,7 +52,7 @@ class ThreeProcessClusterIT {
                 env.put("GW_CLUSTER_MEMBER_TIMEOUT_SECS", "4");
                 env.put("GW_LOG_LEVEL", "WARN");
                 Path log = Files.createTempFile("farmgate-it-node-" + (i + 1), ".log");
-                nodes.add(NodeProcess.start(Path.of("target/farmgate-node.jar"), env, List.of("-Xmx256m"), log));
+                nodes.add(NodeProcess.start(NodeProcess.Launch.jar(Path.of("target/farmgate-node.jar")), env, List.of("-Xmx256m"), log));
             }
             GatewayApi first = new GatewayApi(nodes.get(0).baseUrl(), TOKEN);
             TestNode.await(() -> nodeCount(first) == 3, "the three processes did not form one cluster");

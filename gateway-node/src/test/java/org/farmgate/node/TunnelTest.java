@@ -11,14 +11,16 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import org.farmgate.bench.guacd.SyntheticConnection;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.protocol.GuacdArguments;
 import org.farmgate.protocol.Instruction;
+import org.farmgate.testkit.client.WsClient;
+import org.farmgate.testkit.guacd.SyntheticConnection;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.junit.jupiter.api.AfterEach;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -221,7 +223,10 @@ class TunnelTest {
                 second.awaitClose();
                 assertEquals("797", second.closeReason());
             }
-            first.send("3.nop;");
+            // the first WebSocket still works: the node answers its ping
+            first.send("0.,4.ping,13.1700000000000;");
+            Instruction pong = first.awaitInstruction("");
+            assertEquals("ping", pong.arg(0));
             assertFalse(first.isClosed(), "the first WebSocket is unaffected");
             assertEquals(1, node.guacd.sessions().size(), "only one guacd connection");
         }
@@ -384,13 +389,24 @@ class TunnelTest {
         try (WsClient ws = node.attach(session)) {
             ws.awaitInstruction("sync");
             SyntheticConnection guacd = node.guacd.lastSession();
+            // How much guacd sends in a second while the client reads: the flood the pause must stop.
+            long start = guacd.bytesSent();
+            Awaitility.await().pollDelay(Duration.ZERO).atMost(Duration.ofSeconds(10))
+                    .until(() -> guacd.bytesSent() - start > 32L * 1024 * 1024);
+            long atPause = guacd.bytesSent();
             ws.socket().pause();
-            Thread.sleep(300);
-            long before = guacd.bytesSent();
-            Thread.sleep(1000);
-            long during = guacd.bytesSent() - before;
+            // Once the buffers between them are full, guacd is held: what it has sent stops growing.
+            long[] last = {-1};
+            Awaitility.await().pollInterval(Duration.ofMillis(250)).atMost(Duration.ofSeconds(10)).until(() -> {
+                long now = guacd.bytesSent();
+                boolean still = now == last[0];
+                last[0] = now;
+                return still;
+            });
+            long held = guacd.bytesSent();
             // Socket buffers and one write queue on each side at most; unbounded relaying would be ~100s of MB.
-            assertTrue(during < 16 * 1024 * 1024, "guacd kept sending " + during + " bytes to a paused client");
+            assertTrue(held - atPause < 16 * 1024 * 1024, "guacd kept sending " + (held - atPause)
+                    + " bytes to a paused client");
             ws.socket().resume();
             long resumed = guacd.bytesSent();
             TestNode.await(() -> guacd.bytesSent() > resumed + 1_000_000, "the stream did not resume");

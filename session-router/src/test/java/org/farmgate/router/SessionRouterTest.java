@@ -75,8 +75,8 @@ class SessionRouterTest {
         assertEquals(100, p.chargedMb());
         CompletionException full = org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class,
                 () -> router.place("s2", Protocol.RDP, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join());
-        assertTrue(full.getCause().getMessage().contains("a: 0 MB free, a rdp session needs 100 MB"),
-                full.getCause().getMessage());
+        String reason = assertInstanceOf(NoCapacityException.class, full.getCause()).reason();
+        assertTrue(reason.contains("a: 0 MB free, a rdp session needs 100 MB"), reason);
         assertTrue(router.release("a", "s1").toCompletableFuture().join());
         assertEquals(false, router.release("a", "s1").toCompletableFuture().join());
         assertEquals("a", router.place("s2", Protocol.RDP, DisplaySize.DEFAULT, Set.of()).toCompletableFuture()

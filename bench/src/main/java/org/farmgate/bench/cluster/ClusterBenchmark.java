@@ -22,10 +22,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.farmgate.bench.Args;
 import org.farmgate.bench.Stats;
-import org.farmgate.bench.client.StreamReader;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
-import org.farmgate.bench.node.NodeProcess;
 import org.farmgate.model.Json;
+import org.farmgate.testkit.client.StreamReader;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * The cluster's own costs, each beside its baseline in the same run:
@@ -43,7 +43,7 @@ public final class ClusterBenchmark {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = Args.parse(args);
-        Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
+        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
         int clients = Integer.parseInt(options.getOrDefault("clients", "100"));
         int seconds = Integer.parseInt(options.getOrDefault("seconds", "10"));
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
@@ -131,7 +131,7 @@ public final class ClusterBenchmark {
     }
 
     /** Two nodes, each in front of a guacd that floods; the same kind of session read via its owner and via the other. */
-    private static void relay(Path jar, int rounds, int seconds, Map<String, String> env) throws Exception {
+    private static void relay(NodeProcess.Launch jar, int rounds, int seconds, Map<String, String> env) throws Exception {
         try (LocalCluster cluster = LocalCluster.start(jar, 2, null, new SyntheticGuacdOptions().flood(8 * 6048)
                 .idleTimeout(Duration.ZERO), LocalCluster.Balancing.NONE, env)) {
             Vertx vertx = Vertx.vertx();

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.farmgate.bench.node.NodeProcess;
+import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * Debian's HAProxy in front of local nodes, in HTTP mode (WebSocket upgrades pass through as tunnels). With

@@ -9,10 +9,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.farmgate.bench.client.GatewayApi;
-import org.farmgate.bench.guacd.SyntheticGuacd;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
-import org.farmgate.bench.node.NodeProcess;
+import org.farmgate.testkit.client.GatewayApi;
+import org.farmgate.testkit.guacd.SyntheticGuacd;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * A cluster on this machine: N node processes from the runnable jar, each with its own synthetic guacd (or a real
@@ -40,7 +40,7 @@ public final class LocalCluster implements AutoCloseable {
      *     a synthetic guacd per node
      * @param env extra configuration for every node
      */
-    public static LocalCluster start(Path jar, int count, String realGuacd, SyntheticGuacdOptions guacdOptions,
+    public static LocalCluster start(NodeProcess.Launch jar, int count, String realGuacd, SyntheticGuacdOptions guacdOptions,
             Balancing balancing, Map<String, String> env) throws Exception {
         LocalCluster cluster = new LocalCluster();
         try {

@@ -5,7 +5,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.farmgate.bench.Args;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * Starts a local cluster and either keeps it running until Ctrl-C or checks it through the load balancer:
@@ -24,7 +25,7 @@ public final class LocalClusterMain {
         int count = Integer.parseInt(options.getOrDefault("nodes", "3"));
         LocalCluster.Balancing balancing = LocalCluster.Balancing.valueOf(options.getOrDefault("haproxy", "none")
                 .toUpperCase(Locale.ROOT).replace('-', '_'));
-        Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
+        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
         SyntheticGuacdOptions guacd = new SyntheticGuacdOptions().stream(java.time.Duration.ofMillis(100), 4096)
                 .echoKeys(true);
         Map<String, String> env = new java.util.HashMap<>();

@@ -4,6 +4,8 @@ import io.vertx.core.Vertx;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.farmgate.bench.Args;
+import org.farmgate.testkit.fault.FaultProxy;
+import org.farmgate.testkit.fault.Faults;
 
 /**
  * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.fault.FaultProxyMain --target HOST:PORT

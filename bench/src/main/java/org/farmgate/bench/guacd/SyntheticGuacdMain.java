@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.farmgate.bench.Args;
+import org.farmgate.testkit.guacd.SyntheticGuacd;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 
 /**
  * Runs a synthetic guacd on its own, for trying a node without a real guacd or for load runs:

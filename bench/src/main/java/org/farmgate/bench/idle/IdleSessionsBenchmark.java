@@ -14,12 +14,12 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.farmgate.bench.Args;
-import org.farmgate.bench.client.GatewayApi;
-import org.farmgate.bench.client.StreamReader;
-import org.farmgate.bench.guacd.SyntheticGuacd;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
-import org.farmgate.bench.node.NodeProcess;
 import org.farmgate.bench.node.ProcessProbe;
+import org.farmgate.testkit.client.GatewayApi;
+import org.farmgate.testkit.client.StreamReader;
+import org.farmgate.testkit.guacd.SyntheticGuacd;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * What an attached but idle session costs the node: heap after a full GC, native memory (NMT, direct buffers
@@ -43,7 +43,7 @@ public final class IdleSessionsBenchmark {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = Args.parse(args);
-        Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
+        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
         List<Integer> counts = new ArrayList<>();
         for (String count : options.getOrDefault("counts", "1,100,1000").split(",")) {
             counts.add(Integer.parseInt(count.trim()));
@@ -57,7 +57,7 @@ public final class IdleSessionsBenchmark {
         }
     }
 
-    private void run(Path jar, List<Integer> counts) throws Exception {
+    private void run(NodeProcess.Launch jar, List<Integer> counts) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(guacdSide, "127.0.0.1", 0, new SyntheticGuacdOptions(), false)
                 .await(10, TimeUnit.SECONDS);
         Path log = Files.createTempFile("farmgate-bench-node", ".log");

@@ -15,6 +15,7 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 import org.farmgate.model.Json;
+import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * guacamole-lite, the Node.js Guacamole gateway, as a peer relay in front of the same guacd: installed from npm by

@@ -5,6 +5,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * HAProxy in plain TCP mode between a client and a server: the cheapest relay hop this machine can make, against

@@ -15,15 +15,15 @@ import java.util.concurrent.TimeUnit;
 import org.farmgate.bench.Args;
 import org.farmgate.bench.Stats;
 import org.farmgate.bench.client.DirectGuacd;
-import org.farmgate.bench.client.GatewayApi;
-import org.farmgate.bench.client.StreamReader;
-import org.farmgate.bench.guacd.SyntheticGuacd;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
-import org.farmgate.bench.plot.LineChart;
 import org.farmgate.bench.node.CpuClock;
 import org.farmgate.bench.node.GuacamoleLiteProcess;
-import org.farmgate.bench.node.NodeProcess;
 import org.farmgate.bench.node.TcpProxyProcess;
+import org.farmgate.bench.plot.LineChart;
+import org.farmgate.testkit.client.GatewayApi;
+import org.farmgate.testkit.client.StreamReader;
+import org.farmgate.testkit.guacd.SyntheticGuacd;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * Relay throughput and latency of one node, side by side with a client reading the same synthetic guacd directly,
@@ -50,7 +50,7 @@ public final class RelayBenchmark {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = Args.parse(args);
-        Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
+        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
         int seconds = Integer.parseInt(options.getOrDefault("seconds", "5"));
         int frameBytes = Integer.parseInt(options.getOrDefault("frame-bytes", String.valueOf(8 * 6048)));
@@ -78,7 +78,7 @@ public final class RelayBenchmark {
         }
     }
 
-    private void throughput(Path jar, int rounds, int seconds, int frameBytes) throws Exception {
+    private void throughput(NodeProcess.Launch jar, int rounds, int seconds, int frameBytes) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
                 new SyntheticGuacdOptions().flood(frameBytes).idleTimeout(Duration.ZERO), false)
                 .await(10, TimeUnit.SECONDS);
@@ -111,7 +111,7 @@ public final class RelayBenchmark {
         }
     }
 
-    private void latency(Path jar, int rounds, int seconds) throws Exception {
+    private void latency(NodeProcess.Launch jar, int rounds, int seconds) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
                 new SyntheticGuacdOptions().stream(Duration.ofMillis(20), 2048), false).await(10, TimeUnit.SECONDS);
         try (NodeProcess node = startNode(jar, guacd.port()); TcpProxyProcess proxy = proxy(guacd.port())) {
@@ -154,7 +154,7 @@ public final class RelayBenchmark {
      * Many sessions at a realistic pace: each gets a 16 KB frame every 50 ms (320 KB/s, about twice what an active
      * RDP or SSH session was measured to send), every client answering every sync.
      */
-    private void concurrent(Path jar, int rounds, int seconds, int sessions) throws Exception {
+    private void concurrent(NodeProcess.Launch jar, int rounds, int seconds, int sessions) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
                 new SyntheticGuacdOptions().stream(Duration.ofMillis(50), 16 * 1024), false)
                 .await(10, TimeUnit.SECONDS);
@@ -187,7 +187,7 @@ public final class RelayBenchmark {
      * Latency against concurrency, at the realistic pace of {@link #concurrent}: at each level the same number of
      * sessions direct, through the node and through guacamole-lite, one after the other; guacd times every sync.
      */
-    private void sweep(Path jar, List<Integer> levels, int seconds, Path outDir) throws Exception {
+    private void sweep(NodeProcess.Launch jar, List<Integer> levels, int seconds, Path outDir) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
                 new SyntheticGuacdOptions().stream(Duration.ofMillis(50), 16 * 1024), false)
                 .await(10, TimeUnit.SECONDS);
@@ -363,7 +363,7 @@ public final class RelayBenchmark {
         return measureMany(1, seconds, node.pid(), () -> openRelay(node, answering != null));
     }
 
-    private static NodeProcess startNode(Path jar, int guacdPort) throws Exception {
+    private static NodeProcess startNode(NodeProcess.Launch jar, int guacdPort) throws Exception {
         Path log = Files.createTempFile("farmgate-bench-node", ".log");
         List<String> jvm = List.of("-Xmx512m");
         return NodeProcess.start(jar, Map.of("GW_ADMIN_TOKEN", TOKEN, "GW_GUACD_PORT", String.valueOf(guacdPort),

@@ -13,7 +13,9 @@ import java.util.concurrent.TimeUnit;
 import org.farmgate.bench.Args;
 import org.farmgate.bench.Stats;
 import org.farmgate.bench.cluster.LocalCluster;
-import org.farmgate.bench.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.NodeProcess;
+import org.farmgate.testkit.vault.SyntheticVault;
 
 /**
  * GET /api/addressbook against a Vault whose every answer costs a fixed added latency (the field measured about
@@ -31,7 +33,7 @@ public final class AddressBookBenchmark {
         Map<String, String> options = Args.parse(args);
         double latencyMs = Double.parseDouble(options.getOrDefault("latency-ms", "2.3"));
         int warm = Integer.parseInt(options.getOrDefault("warm-requests", "300"));
-        Path jar = Path.of(options.getOrDefault("node-jar", "gateway-node/target/farmgate-node.jar"));
+        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
         String parallelism = options.getOrDefault("parallelism", "32");
         System.out.printf(Locale.ROOT, "%nAddress book on a Vault adding %.1f ms per call; nodes read %s calls at once%n",
                 latencyMs, parallelism);
@@ -44,7 +46,7 @@ public final class AddressBookBenchmark {
         System.exit(0);
     }
 
-    private static void run(Path jar, int entries, int folders, double latencyMs, int warm, String parallelism)
+    private static void run(NodeProcess.Launch jar, int entries, int folders, double latencyMs, int warm, String parallelism)
             throws Exception {
         Vertx vertx = Vertx.vertx();
         SyntheticVault vault = SyntheticVault.start(vertx, "secret", "bench-root").await(10, TimeUnit.SECONDS);

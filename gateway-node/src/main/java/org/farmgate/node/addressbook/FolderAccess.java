@@ -9,12 +9,12 @@ import org.farmgate.node.auth.Identity;
  * {@code allowed_groups} shares a group with their token, or, when the folder says {@code inherit_from_parent},
  * whose parent they see. A folder without {@code .config} is for admins only.
  */
-final class FolderAccess {
+public final class FolderAccess {
 
     private FolderAccess() {
     }
 
-    static boolean allows(Identity who, Folder folder, AddressBook book) {
+    public static boolean allows(Identity who, Folder folder, AddressBook book) {
         if (who.isAdmin()) {
             return true;
         }

@@ -18,7 +18,7 @@ import org.farmgate.node.auth.Identity;
  * the request (bench/RESULTS.md, issue 4), and ran on the event loop. A copy is known by when it was loaded and
  * why its refresh failed, if it did: the two things that change whenever the book does.
  */
-final class RenderedBooks {
+public final class RenderedBooks {
 
     /** Audiences are few in practice; a flood of distinct group sets only costs re-rendering. */
     private static final int MOST_AUDIENCES = 64;
@@ -28,7 +28,7 @@ final class RenderedBooks {
 
     private volatile Renderings current = new Renderings(null, Map.of());
 
-    byte[] render(Identity who, AddressBook book) {
+    public byte[] render(Identity who, AddressBook book) {
         Renderings renderings = current;
         if (renderings.book() == null || !renderings.book().loadedAt().equals(book.loadedAt())
                 || !Objects.equals(renderings.book().error(), book.error())) {

@@ -6,6 +6,10 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.farmgate.error.GatewayException;
+import org.farmgate.error.NotFoundException;
+import org.farmgate.error.OverrunException;
+import org.farmgate.node.http.Responses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,10 +25,10 @@ public final class ApiRouter {
         Router router = Router.router(vertx);
         router.route("/api/*").handler(BodyHandler.create(false).setBodyLimit(maxBodyBytes));
         router.route().failureHandler(ctx -> renderFailure(ctx, maxBodyBytes));
-        router.errorHandler(404, ctx -> Responses.error(ctx, ApiException.notFound("no such resource: "
+        router.errorHandler(404, ctx -> Responses.error(ctx, new NotFoundException("no such resource: "
                 + ctx.request().method() + " " + ctx.request().path())));
-        router.errorHandler(405, ctx -> Responses.error(ctx, new ApiException(405, "method "
-                + ctx.request().method() + " is not allowed on " + ctx.request().path())));
+        router.errorHandler(405, ctx -> Responses.error(ctx, 405, "method " + ctx.request().method()
+                + " is not allowed on " + ctx.request().path()));
         return router;
     }
 
@@ -34,18 +38,18 @@ public final class ApiRouter {
                 && failure.getCause() != null) {
             failure = failure.getCause();
         }
-        if (failure instanceof ApiException api) {
-            Responses.error(ctx, api);
+        if (failure instanceof GatewayException known) {
+            Responses.error(ctx, known);
             return;
         }
         int status = ctx.statusCode();
         if (status == 413) {
-            Responses.error(ctx, new ApiException(413, "request body is larger than " + maxBodyBytes + " bytes"));
+            Responses.error(ctx, new OverrunException("request body is larger than " + maxBodyBytes + " bytes"));
         } else if (status >= 400 && status < 500) {
-            Responses.error(ctx, new ApiException(status, "bad request"));
+            Responses.error(ctx, status, "bad request");
         } else {
             LOG.error("unexpected failure on {} {}", ctx.request().method(), ctx.request().path(), failure);
-            Responses.error(ctx, new ApiException(500, "internal error"));
+            Responses.error(ctx, 500, "internal error");
         }
     }
 }

@@ -10,6 +10,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.farmgate.error.NotFoundException;
 import org.farmgate.model.CostModel;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.HostMeasurements;
@@ -17,7 +18,9 @@ import org.farmgate.model.NodeLoad;
 import org.farmgate.model.NodeState;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.Role;
+import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.cluster.NodeAgent;
+import org.farmgate.node.http.Responses;
 import org.farmgate.router.registry.NodeRegistry;
 
 /**
@@ -53,7 +56,7 @@ public final class ClusterApi {
         String id = ctx.pathParam("id");
         agent.setDrain(id, drain).onFailure(ctx::fail).onSuccess(found -> {
             if (!found) {
-                ctx.fail(ApiException.notFound("no node '" + id + "' in the cluster"));
+                ctx.fail(new NotFoundException("no node '" + id + "' in the cluster"));
                 return;
             }
             Map<String, Object> body = new LinkedHashMap<>();

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.farmgate.node.http.Responses;
 
 /**
  * {@code GET /api/health}: liveness, as rustguac answers it. {@code GET /api/ready}: readiness, 200 only when every

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Collection;
 import java.util.Iterator;
+import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.Json;
 
 /** The checks every JSON request body gets, each failing as a 400 that says what is wrong. */
@@ -18,10 +19,10 @@ public final class JsonBody {
         try {
             root = Json.mapper().readTree(body == null ? "" : body);
         } catch (JsonProcessingException e) {
-            throw ApiException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
+            throw new InvalidRequestException("request body is not valid JSON: " + e.getOriginalMessage());
         }
         if (!(root instanceof ObjectNode object)) {
-            throw ApiException.badRequest("request body must be a JSON object");
+            throw new InvalidRequestException("request body must be a JSON object");
         }
         return object;
     }
@@ -30,7 +31,7 @@ public final class JsonBody {
         for (Iterator<String> fields = body.fieldNames(); fields.hasNext(); ) {
             String field = fields.next();
             if (!known.contains(field)) {
-                throw ApiException.badRequest("unknown field '" + field + "'");
+                throw new InvalidRequestException("unknown field '" + field + "'");
             }
         }
     }
@@ -41,7 +42,7 @@ public final class JsonBody {
             return fallback;
         }
         if (!value.isIntegralNumber() || !value.canConvertToInt()) {
-            throw ApiException.badRequest("field '" + name + "' must be a whole number");
+            throw new InvalidRequestException("field '" + name + "' must be a whole number");
         }
         return value.asInt();
     }

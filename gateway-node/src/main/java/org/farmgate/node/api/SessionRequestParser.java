@@ -9,9 +9,11 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionSpec;
+import org.farmgate.node.target.ArgumentPolicy;
 
 /**
  * Reads a session creation body into a {@link SessionSpec}, strictly: every field is known, of the right type and
@@ -29,28 +31,6 @@ public final class SessionRequestParser {
 
     private static final Pattern HOSTNAME = Pattern.compile("[A-Za-z0-9_.:-]{1,253}");
 
-    /** Top-level fields and the guacd argument each one sets. */
-    private static final Map<String, String> CREDENTIAL_FIELDS = Map.of(
-            "username", "username",
-            "password", "password",
-            "private_key", "private-key",
-            "passphrase", "passphrase",
-            "domain", "domain",
-            "security", "security",
-            "ignore_cert", "ignore-cert");
-
-    private static final Set<String> STRUCTURAL_FIELDS = Set.of(
-            "session_type", "hostname", "port", "width", "height", "dpi", "timezone");
-
-    /** Set by the gateway itself, from checked or clamped values. */
-    private static final Set<String> GATEWAY_OWNED = Set.of("hostname", "port", "width", "height", "dpi");
-
-    private static final Set<String> REFUSED_PREFIXES = Set.of("recording-", "typescript-", "create-recording-",
-            "create-typescript-", "wol-", "gateway-", "drive-", "create-drive-");
-
-    private static final Set<String> REFUSED = Set.of("enable-drive", "dest-host", "dest-port", "reverse-connect",
-            "listen-timeout", "audio-servername", "sftp-hostname");
-
     public SessionSpec parse(String body) {
         ObjectNode object = JsonBody.object(body);
 
@@ -60,21 +40,21 @@ public final class SessionRequestParser {
             try {
                 protocol = Protocol.parse(text(object, "session_type"));
             } catch (IllegalArgumentException e) {
-                throw ApiException.badRequest("field " + e.getMessage().replace("unknown session_type",
+                throw new InvalidRequestException("field " + e.getMessage().replace("unknown session_type",
                         "'session_type': unknown value"));
             }
         }
 
         String hostname = text(object, "hostname");
         if (hostname == null || hostname.isEmpty()) {
-            throw ApiException.badRequest("field 'hostname' is required");
+            throw new InvalidRequestException("field 'hostname' is required");
         }
         if (!HOSTNAME.matcher(hostname).matches()) {
-            throw ApiException.badRequest("field 'hostname' must be a host name or an IP address");
+            throw new InvalidRequestException("field 'hostname' must be a host name or an IP address");
         }
         int port = JsonBody.integer(object, "port", protocol.defaultPort());
         if (port < 1 || port > 65535) {
-            throw ApiException.badRequest("field 'port' must be between 1 and 65535, got " + port);
+            throw new InvalidRequestException("field 'port' must be between 1 and 65535, got " + port);
         }
         DisplaySize display = DisplaySize.clamped(
                 JsonBody.integer(object, "width", DisplaySize.DEFAULT.width()),
@@ -85,7 +65,7 @@ public final class SessionRequestParser {
             try {
                 timezone = ZoneId.of(timezone).getId();
             } catch (DateTimeException e) {
-                throw ApiException.badRequest("field 'timezone' must be an IANA time zone such as Europe/Berlin");
+                throw new InvalidRequestException("field 'timezone' must be an IANA time zone such as Europe/Berlin");
             }
         }
 
@@ -93,44 +73,26 @@ public final class SessionRequestParser {
         for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();
             String name = field.getKey();
-            if (STRUCTURAL_FIELDS.contains(name) || field.getValue().isNull()) {
+            if (ArgumentPolicy.STRUCTURAL_FIELDS.contains(name) || field.getValue().isNull()) {
                 continue;
             }
-            String argument = CREDENTIAL_FIELDS.getOrDefault(name, name.replace('_', '-'));
-            boolean credentialField = CREDENTIAL_FIELDS.containsKey(name);
+            String argument = ArgumentPolicy.argumentName(name);
+            boolean credentialField = ArgumentPolicy.CREDENTIAL_FIELDS.containsKey(name);
             if (!protocol.guacdArguments().contains(argument)) {
                 if (credentialField && isEmpty(field.getValue())) {
                     continue; // e.g. "domain": "" from a client that always sends every field
                 }
-                throw ApiException.badRequest(credentialField
+                throw new InvalidRequestException(credentialField
                         ? "field '" + name + "' does not apply to " + protocol.wireName() + " sessions"
                         : "unknown field '" + name + "'");
             }
-            if (!credentialField && isRefused(argument)) {
-                throw ApiException.badRequest("field '" + name + "' is not allowed: it could reach beyond the "
+            if (!credentialField && ArgumentPolicy.isRefused(argument)) {
+                throw new InvalidRequestException("field '" + name + "' is not allowed: it could reach beyond the "
                         + "allowed networks or write on the gateway host");
             }
             parameters.put(argument, scalar(name, field.getValue()));
         }
         return new SessionSpec(protocol, hostname, port, display, timezone, parameters);
-    }
-
-    /** The guacd argument a JSON field stands for: {@code private_key} is {@code private-key}. */
-    public static String argumentName(String field) {
-        return CREDENTIAL_FIELDS.getOrDefault(field, field.replace('_', '-'));
-    }
-
-    /** Set by the gateway itself from checked values: never from a caller or a stored entry. */
-    public static boolean isGatewayOwned(String argument) {
-        return GATEWAY_OWNED.contains(argument);
-    }
-
-    /** Could reach beyond the allowed networks or write on the gateway host. */
-    public static boolean isRefused(String argument) {
-        if (GATEWAY_OWNED.contains(argument) || REFUSED.contains(argument)) {
-            return true;
-        }
-        return REFUSED_PREFIXES.stream().anyMatch(argument::startsWith);
     }
 
     private static boolean isEmpty(JsonNode value) {
@@ -144,10 +106,10 @@ public final class SessionRequestParser {
         } else if (value.isBoolean() || value.isIntegralNumber()) {
             text = value.asText();
         } else {
-            throw ApiException.badRequest("field '" + name + "' must be a string, a whole number or a boolean");
+            throw new InvalidRequestException("field '" + name + "' must be a string, a whole number or a boolean");
         }
         if (text.codePointCount(0, text.length()) > MAX_VALUE_LENGTH) {
-            throw ApiException.badRequest("field '" + name + "' is longer than " + MAX_VALUE_LENGTH + " characters");
+            throw new InvalidRequestException("field '" + name + "' is longer than " + MAX_VALUE_LENGTH + " characters");
         }
         return text;
     }
@@ -158,7 +120,7 @@ public final class SessionRequestParser {
             return null;
         }
         if (!value.isTextual()) {
-            throw ApiException.badRequest("field '" + name + "' must be a string");
+            throw new InvalidRequestException("field '" + name + "' must be a string");
         }
         return value.asText();
     }

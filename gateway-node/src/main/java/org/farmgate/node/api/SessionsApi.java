@@ -3,9 +3,14 @@ package org.farmgate.node.api;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import org.farmgate.error.GatewayException;
+import org.farmgate.error.InvalidRequestException;
+import org.farmgate.error.NotFoundException;
 import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
+import org.farmgate.node.http.Responses;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.session.SessionService;
 
@@ -38,7 +43,7 @@ public final class SessionsApi {
         Future<SessionInfo> created;
         try {
             created = sessions.create(caller, parser.parse(ctx.body().asString()));
-        } catch (ApiException e) {
+        } catch (GatewayException e) {
             created = Future.failedFuture(e);
         }
         created.onComplete(result -> metrics.created(SessionService.outcome(result.cause())))
@@ -54,7 +59,7 @@ public final class SessionsApi {
     private void list(RoutingContext ctx) {
         String all = ctx.request().getParam("all");
         if (all != null && !all.equals("true") && !all.equals("false")) {
-            throw ApiException.badRequest("query parameter 'all' must be true or false");
+            throw new InvalidRequestException("query parameter 'all' must be true or false");
         }
         sessions.list(Authenticator.identity(ctx), "true".equals(all))
                 .onSuccess(list -> Responses.json(ctx, 200, list)).onFailure(ctx::fail);
@@ -64,7 +69,7 @@ public final class SessionsApi {
         String id = ctx.pathParam("id");
         sessions.get(Authenticator.identity(ctx), id).onFailure(ctx::fail).onSuccess(info -> {
             if (info.isEmpty()) {
-                ctx.fail(ApiException.notFound("no session " + id));
+                ctx.fail(new NotFoundException("no session " + id));
             } else {
                 Responses.json(ctx, 200, info.get());
             }
@@ -77,7 +82,7 @@ public final class SessionsApi {
             if (deleted) {
                 Responses.noContent(ctx);
             } else {
-                ctx.fail(ApiException.notFound("no session " + id));
+                ctx.fail(new NotFoundException("no session " + id));
             }
         });
     }

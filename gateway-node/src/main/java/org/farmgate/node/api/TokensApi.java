@@ -13,10 +13,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import org.farmgate.error.InvalidRequestException;
+import org.farmgate.error.NotFoundException;
 import org.farmgate.model.Json;
 import org.farmgate.model.Role;
+import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenService;
+import org.farmgate.node.http.Responses;
 
 /** {@code /api/tokens} (admin) and {@code /api/ws-ticket} (any token). */
 public final class TokensApi {
@@ -46,7 +50,7 @@ public final class TokensApi {
     private void create(RoutingContext ctx) {
         CreateToken request = readBody(ctx.body().asString(), CreateToken.class);
         if (request.role() == null) {
-            throw ApiException.badRequest("field 'role' is required (viewer, operator, poweruser or admin)");
+            throw new InvalidRequestException("field 'role' is required (viewer, operator, poweruser or admin)");
         }
         future(tokens.create(request.name(), request.role(), request.groups() == null ? Set.of() : request.groups(),
                 request.expiresAt())).onFailure(ctx::fail).onSuccess(issued -> {
@@ -71,7 +75,7 @@ public final class TokensApi {
             if (revoked) {
                 Responses.noContent(ctx);
             } else {
-                ctx.fail(ApiException.notFound("no token named '" + name + "'"));
+                ctx.fail(new NotFoundException("no token named '" + name + "'"));
             }
         });
     }
@@ -88,20 +92,20 @@ public final class TokensApi {
     /** Strict JSON into a record, with a 400 that names the offending field. */
     static <T> T readBody(String body, Class<T> type) {
         if (body == null || body.isBlank()) {
-            throw ApiException.badRequest("request body must be a JSON object");
+            throw new InvalidRequestException("request body must be a JSON object");
         }
         try {
             return Json.mapper().readValue(body, type);
         } catch (UnrecognizedPropertyException e) {
-            throw ApiException.badRequest("unknown field '" + e.getPropertyName() + "'");
+            throw new InvalidRequestException("unknown field '" + e.getPropertyName() + "'");
         } catch (JsonMappingException e) {
             String field = e.getPath().isEmpty() ? null : e.getPath().get(0).getFieldName();
             String detail = e.getCause() instanceof IllegalArgumentException cause ? cause.getMessage()
                     : e.getOriginalMessage();
-            throw ApiException.badRequest(field == null ? "request body must be a JSON object"
+            throw new InvalidRequestException(field == null ? "request body must be a JSON object"
                     : "invalid value for field '" + field + "': " + detail);
         } catch (JsonProcessingException e) {
-            throw ApiException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
+            throw new InvalidRequestException("request body is not valid JSON: " + e.getOriginalMessage());
         }
     }
 }

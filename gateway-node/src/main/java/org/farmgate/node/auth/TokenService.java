@@ -9,8 +9,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.regex.Pattern;
+import org.farmgate.error.ConflictException;
+import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.Role;
-import org.farmgate.node.api.ApiException;
 import org.farmgate.router.store.Query;
 import org.farmgate.router.store.SharedMap;
 
@@ -67,22 +68,22 @@ public final class TokenService {
 
     public CompletionStage<IssuedToken> create(String name, Role role, Set<String> groups, Instant expiresAt) {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw ApiException.badRequest("field 'name' must be 1-100 characters of letters, digits and . _ @ -, "
+            throw new InvalidRequestException("field 'name' must be 1-100 characters of letters, digits and . _ @ -, "
                     + "starting with a letter or digit");
         }
         if (name.equals(BOOTSTRAP_NAME)) {
-            throw ApiException.conflict("token name 'admin' is reserved for the bootstrap token");
+            throw new ConflictException("token name 'admin' is reserved for the bootstrap token");
         }
         Instant now = clock.instant();
         if (expiresAt != null && !expiresAt.isAfter(now)) {
-            throw ApiException.badRequest("field 'expires_at' must be in the future");
+            throw new InvalidRequestException("field 'expires_at' must be in the future");
         }
         String token = Secrets.newSecret(TOKEN_PREFIX);
         String hash = Secrets.sha256Hex(token);
         TokenRecord record = new TokenRecord(name, role, Set.copyOf(groups), now, expiresAt, hash);
         return hashByName.putIfAbsent(name, hash).thenCompose(existing -> {
             if (existing != null) {
-                throw ApiException.conflict("a token named '" + name + "' already exists");
+                throw new ConflictException("a token named '" + name + "' already exists");
             }
             return byHash.set(hash, record).thenApply(ignored -> new IssuedToken(token, record));
         });

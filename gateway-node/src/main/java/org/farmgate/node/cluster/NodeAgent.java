@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.model.CostModel;
@@ -14,8 +15,7 @@ import org.farmgate.model.NodeLimits;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.session.SessionHost;
-import org.farmgate.router.SessionDirectory;
-import org.farmgate.router.SessionQuota;
+import org.farmgate.node.session.SessionLedger;
 import org.farmgate.router.registry.NodeRegistry;
 import org.farmgate.router.store.Membership;
 import org.slf4j.Logger;
@@ -38,12 +38,11 @@ public final class NodeAgent {
     private final Vertx vertx;
     private final NodeConfig config;
     private final NodeRegistry registry;
-    private final SessionDirectory directory;
     private final Membership membership;
     private final HostProbe hostProbe;
     private final GuacdProbe guacdProbe;
     private final SessionHost host;
-    private final SessionQuota quota;
+    private final SessionLedger ledger;
     private final CostCalibrator calibrator;
     private final Clock clock;
 
@@ -56,18 +55,16 @@ public final class NodeAgent {
     private long probeTimer = -1;
     private Context context;
 
-    public NodeAgent(Vertx vertx, NodeConfig config, NodeRegistry registry, SessionDirectory directory,
-            Membership membership, HostProbe hostProbe, GuacdProbe guacdProbe, SessionHost host, SessionQuota quota,
-            Clock clock) {
+    public NodeAgent(Vertx vertx, NodeConfig config, NodeRegistry registry, Membership membership,
+            HostProbe hostProbe, GuacdProbe guacdProbe, SessionHost host, SessionLedger ledger, Clock clock) {
         this.vertx = vertx;
         this.config = config;
         this.registry = registry;
-        this.directory = directory;
         this.membership = membership;
         this.hostProbe = hostProbe;
         this.guacdProbe = guacdProbe;
         this.host = host;
-        this.quota = quota;
+        this.ledger = ledger;
         this.calibrator = new CostCalibrator(config.costModel(), config.capacity().calibrate(),
                 config.capacity().calibrationMinFactor(), config.capacity().calibrationMaxFactor());
         this.clock = clock;
@@ -173,17 +170,12 @@ public final class NodeAgent {
                 .filter(node -> !members.contains(node.address().memberId()))
                 .forEach(node -> {
                     LOG.warn("node {} left the cluster: its sessions are lost, its reservations freed", node.nodeId());
-                    await(registry.remove(node.nodeId())).compose(removed -> markLost(node.nodeId()))
-                            .onSuccess(lost -> LOG.info("{} sessions of node {} marked lost", lost, node.nodeId()));
+                    await(registry.remove(node.nodeId())).compose(removed -> markLost(node.nodeId()));
                 }));
     }
 
-    /** Lost sessions end: their users get their places back. */
     private Future<Integer> markLost(String nodeId) {
-        return await(directory.markLost(nodeId, clock.instant())).map(lost -> {
-            lost.forEach(session -> quota.release(session.createdBy()));
-            return lost.size();
-        });
+        return await(ledger.lost(nodeId)).map(List::size);
     }
 
     public Future<Boolean> setDrain(String nodeId, boolean drain) {

@@ -3,7 +3,6 @@ package org.farmgate.node.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -11,6 +10,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.VertxOptions;
@@ -44,6 +44,7 @@ public final class NodeMetrics {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, Counter> createOutcomes = new ConcurrentHashMap<>();
+    private final Map<SessionStatus, Counter> endOutcomes = new ConcurrentHashMap<>();
     private final Map<String, Timer> handshakeOutcomes = new ConcurrentHashMap<>();
     private final Map<Direction, Counter> bytes = new EnumMap<>(Direction.class);
     private final Map<Direction, Counter> instructions = new EnumMap<>(Direction.class);
@@ -138,6 +139,12 @@ public final class NodeMetrics {
     }
 
     /** One create request's outcome: created, no_capacity, over_user_limit, invalid, failed. */
+    /** A session ended, leaving its record in {@code status}. */
+    public void ended(SessionStatus status) {
+        endOutcomes.computeIfAbsent(status, s -> Counter.builder("farmgate_session_ends").tag("status", s.wireName())
+                .description("Sessions that ended, by the status they ended in").register(registry)).increment();
+    }
+
     public void created(String outcome) {
         createOutcomes.computeIfAbsent(outcome, o -> Counter.builder("farmgate_session_creates").tag("outcome", o)
                 .description("Session creation requests by outcome").register(registry)).increment();

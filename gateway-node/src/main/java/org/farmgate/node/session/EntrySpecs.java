@@ -2,11 +2,11 @@ package org.farmgate.node.session;
 
 import java.util.HashMap;
 import java.util.Map;
+import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionSpec;
-import org.farmgate.node.api.ApiException;
-import org.farmgate.node.api.SessionRequestParser;
+import org.farmgate.node.target.ArgumentPolicy;
 
 /**
  * A session from a stored address-book entry (rustguac's fields: {@code type}, {@code hostname}, {@code port},
@@ -26,11 +26,11 @@ public final class EntrySpecs {
         try {
             protocol = Protocol.parse(String.valueOf(stored.getOrDefault("type", "ssh")));
         } catch (IllegalArgumentException e) {
-            throw ApiException.badRequest("the address-book entry has an unknown type: " + stored.get("type"));
+            throw new InvalidRequestException("the address-book entry has an unknown type: " + stored.get("type"));
         }
         Object host = stored.get("hostname");
         if (host == null || host.toString().isBlank()) {
-            throw ApiException.badRequest("the address-book entry has no hostname");
+            throw new InvalidRequestException("the address-book entry has no hostname");
         }
         int port = stored.get("port") == null ? protocol.defaultPort() : Integer.parseInt(stored.get("port")
                 .toString());
@@ -41,9 +41,9 @@ public final class EntrySpecs {
             if (field.getValue() == null) {
                 continue;
             }
-            String argument = SessionRequestParser.argumentName(field.getKey());
-            if (protocol.guacdArguments().contains(argument) && !SessionRequestParser.isGatewayOwned(argument)
-                    && !SessionRequestParser.isRefused(argument)) {
+            String argument = ArgumentPolicy.argumentName(field.getKey());
+            if (protocol.guacdArguments().contains(argument) && !ArgumentPolicy.isGatewayOwned(argument)
+                    && !ArgumentPolicy.isRefused(argument)) {
                 parameters.put(argument, field.getValue().toString());
             }
         }

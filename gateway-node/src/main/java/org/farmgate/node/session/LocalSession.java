@@ -7,7 +7,7 @@ import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.node.guacd.HandshakeRequest;
-import org.farmgate.node.tunnel.Tunnel;
+
 
 /**
  * A session held by this node: its public record, and the credentials that never leave this node's memory.
@@ -27,7 +27,7 @@ public final class LocalSession {
 
     State state = State.PENDING;
     SessionInfo info;
-    Tunnel tunnel;
+    SessionLink tunnel;
     long pendingTimer = -1;
     long durationTimer = -1;
     String terminationReason;

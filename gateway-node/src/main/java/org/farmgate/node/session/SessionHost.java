@@ -9,6 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.farmgate.error.NotFoundException;
+import org.farmgate.error.SessionClosedException;
+import org.farmgate.error.TooManyException;
 import org.farmgate.model.CostModel;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.Reservation;
@@ -17,18 +20,15 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.node.auth.Identity;
-import org.farmgate.node.tunnel.Tunnel;
-import org.farmgate.node.tunnel.TunnelEnd;
 import org.farmgate.protocol.GuacamoleStatus;
-import org.farmgate.router.SessionDirectory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The sessions this node runs, through their whole life: pending until a WebSocket attaches (or the pending time
- * runs out), attaching while the guacd handshake runs, active while the tunnel relays, then ended. Every change is
- * published to the {@link SessionDirectory}; ended records stay there for the retention time so that clients can
- * read how a session ended, then go.
+ * runs out), attaching while the guacd handshake runs, active while the tunnel relays, then ended. This class
+ * decides the states; every change is handed to the {@link SessionLedger}, which writes the records and gives back
+ * what an ended session held. Ended records stay readable for the retention time, then go.
  *
  * <p>Transitions take the session's own lock and do no I/O under it; tunnels are told to end through their own
  * event loop.
@@ -44,17 +44,14 @@ public final class SessionHost {
     private final Vertx vertx;
     private final String nodeId;
     private final Limits limits;
-    private final SessionDirectory directory;
     private final SessionLedger ledger;
     private final Clock clock;
     private final ConcurrentMap<String, LocalSession> sessions = new ConcurrentHashMap<>();
 
-    public SessionHost(Vertx vertx, String nodeId, Limits limits, SessionDirectory directory, SessionLedger ledger,
-            Clock clock) {
+    public SessionHost(Vertx vertx, String nodeId, Limits limits, SessionLedger ledger, Clock clock) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.limits = limits;
-        this.directory = directory;
         this.ledger = ledger;
         this.clock = clock;
     }
@@ -69,7 +66,7 @@ public final class SessionHost {
         LocalSession session = new LocalSession(info, spec, target);
         synchronized (session) {
             sessions.put(sessionId, session);
-            publish(info);
+            ledger.publish(info);
             session.pendingTimer = vertx.setTimer(limits.pendingTimeout().toMillis(), id -> expire(session));
         }
         LOG.info("session {} pending: node={} protocol={} target={}:{} by={} charged={}MB", sessionId, nodeId,
@@ -81,10 +78,10 @@ public final class SessionHost {
      * Claims a pending session for a WebSocket. Only its creator (or an admin) may, and only once: a second
      * WebSocket is refused while the first is attaching or attached.
      */
-    public LocalSession beginAttach(String sessionId, Identity who) throws AttachRefusedException {
+    public LocalSession beginAttach(String sessionId, Identity who) {
         LocalSession session = sessions.get(sessionId);
         if (session == null || !mayUse(who, session.info())) {
-            throw new AttachRefusedException(GuacamoleStatus.RESOURCE_NOT_FOUND, "no session " + sessionId);
+            throw new NotFoundException("no session " + sessionId);
         }
         synchronized (session) {
             switch (session.state) {
@@ -94,16 +91,16 @@ public final class SessionHost {
                     session.pendingTimer = -1;
                     return session;
                 }
-                case ATTACHING, ACTIVE -> throw new AttachRefusedException(GuacamoleStatus.CLIENT_TOO_MANY,
+                case ATTACHING, ACTIVE -> throw new TooManyException(
                         "session " + sessionId + " already has a WebSocket attached");
-                default -> throw new AttachRefusedException(GuacamoleStatus.RESOURCE_CLOSED,
+                default -> throw new SessionClosedException(
                         "session " + sessionId + " has ended (" + session.info.status().wireName() + ")");
             }
         }
     }
 
     /** The handshake succeeded: the tunnel takes over. False when the session ended meanwhile (deleted). */
-    public boolean activate(LocalSession session, Tunnel tunnel) {
+    public boolean activate(LocalSession session, SessionLink tunnel) {
         SessionInfo info;
         synchronized (session) {
             if (session.state != LocalSession.State.ATTACHING) {
@@ -117,10 +114,8 @@ public final class SessionHost {
             long left = Math.max(1, limits.maxDuration().toMillis() - age);
             session.durationTimer = vertx.setTimer(left, id -> terminate(session, GuacamoleStatus.SESSION_TIMEOUT,
                     "the session reached its maximum duration of " + limits.maxDuration().toSeconds() + " s"));
-            publish(info);
+            ledger.activated(info);
         }
-        ledger.activated(info);
-        LOG.info("session {} active: node={} protocol={}", info.sessionId(), nodeId, info.sessionType().wireName());
         return true;
     }
 
@@ -144,7 +139,7 @@ public final class SessionHost {
         if (session == null || !mayUse(who, session.info())) {
             return false;
         }
-        Tunnel tunnel;
+        SessionLink tunnel;
         synchronized (session) {
             tunnel = session.tunnel;
             boolean wasLive = session.state != LocalSession.State.ENDED;
@@ -152,15 +147,12 @@ public final class SessionHost {
             session.state = LocalSession.State.ENDED;
             cancelTimer(session.pendingTimer);
             cancelTimer(session.durationTimer);
-            forget(session);
-            if (wasLive) {
-                ledger.released(session.info);
-            }
+            sessions.remove(session.id(), session);
+            ledger.deleted(session.info, wasLive, who.name());
         }
         if (tunnel != null) {
             tunnel.terminate(GuacamoleStatus.SESSION_CLOSED, "the session was deleted");
         }
-        LOG.info("session {} deleted: node={} by={}", sessionId, nodeId, who.name());
         return true;
     }
 
@@ -214,7 +206,7 @@ public final class SessionHost {
     }
 
     private void terminate(LocalSession session, GuacamoleStatus status, String reason) {
-        Tunnel tunnel;
+        SessionLink tunnel;
         synchronized (session) {
             tunnel = session.tunnel;
             if (session.state == LocalSession.State.ENDED) {
@@ -240,7 +232,6 @@ public final class SessionHost {
     }
 
     private void finish(LocalSession session, SessionStatus status, String reason, TunnelEnd end) {
-        SessionInfo info;
         synchronized (session) {
             if (session.state == LocalSession.State.ENDED) {
                 return; // deleted, or already finished by whichever end came first
@@ -250,18 +241,7 @@ public final class SessionHost {
             cancelTimer(session.pendingTimer);
             cancelTimer(session.durationTimer);
             session.info = session.info.ended(status, clock.instant(), reason);
-            info = session.info;
-            publish(info);
-        }
-        ledger.released(info);
-        long seconds = Duration.between(info.createdAt(), info.endedAt()).toSeconds();
-        if (end != null) {
-            LOG.info("session {} {}: node={} protocol={} duration={}s bytes_to_client={} bytes_to_guacd={} "
-                    + "reason=\"{}\"", info.sessionId(), status.wireName(), nodeId, info.sessionType().wireName(),
-                    seconds, end.bytesToClient(), end.bytesToGuacd(), reason);
-        } else {
-            LOG.info("session {} {}: node={} protocol={} duration={}s reason=\"{}\"", info.sessionId(),
-                    status.wireName(), nodeId, info.sessionType().wireName(), seconds, reason);
+            ledger.ended(session.info, end);
         }
         long retention = limits.retention().toMillis();
         if (retention == 0) {
@@ -280,19 +260,8 @@ public final class SessionHost {
     /** Drops the session and its record; called under the session's lock so no publish can resurrect it. */
     private void forget(LocalSession session) {
         if (sessions.remove(session.id(), session)) {
-            directory.remove(session.id()).exceptionally(error -> {
-                LOG.warn("could not remove the record of session {}: {}", session.id(), error.getMessage());
-                return null;
-            });
+            ledger.forget(session.id());
         }
-    }
-
-    /** Writes the record; called under the session's lock, so a session's records are written in order. */
-    private void publish(SessionInfo info) {
-        directory.publish(info).exceptionally(error -> {
-            LOG.warn("could not publish the record of session {}: {}", info.sessionId(), error.getMessage());
-            return null;
-        });
     }
 
     private void cancelTimer(long timer) {

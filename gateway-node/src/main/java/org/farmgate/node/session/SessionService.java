@@ -14,19 +14,23 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
+import org.farmgate.error.ForbiddenException;
+import org.farmgate.error.InvalidRequestException;
+import org.farmgate.error.NotFoundException;
+import org.farmgate.error.TooManyException;
+import org.farmgate.error.UnavailableException;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
-import org.farmgate.node.api.ApiException;
 import org.farmgate.node.auth.Identity;
-import org.farmgate.node.cluster.NodeMessenger;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.target.TargetPolicy;
 import org.farmgate.router.NoCapacityException;
-import org.farmgate.router.addressbook.AddressBookException;
-import org.farmgate.router.addressbook.AddressBookSource;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
+import org.farmgate.router.addressbook.AddressBookException;
+import org.farmgate.router.addressbook.AddressBookSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,13 +77,15 @@ public final class SessionService {
     private final SessionDirectory directory;
     private final SessionRouter router;
     private final SessionQuota quota;
+    private final SessionLedger ledger;
     private final NodeMessenger messenger;
     private final NodeMetrics metrics;
     private AddressBookSource addressBook;
 
     public SessionService(Vertx vertx, String nodeId, TargetPolicy targets, int maxSessionsPerUser, SessionHost host,
-            SessionDirectory directory, SessionRouter router, SessionQuota quota, NodeMessenger messenger,
-            NodeMetrics metrics) {
+            SessionDirectory directory, SessionRouter router, SessionQuota quota, SessionLedger ledger,
+            NodeMessenger messenger, NodeMetrics metrics) {
+        this.ledger = ledger;
         this.metrics = metrics;
         this.vertx = vertx;
         this.nodeId = nodeId;
@@ -118,13 +124,14 @@ public final class SessionService {
         if (error == null) {
             return "created";
         }
-        if (error instanceof ApiException api) {
-            return switch (api.status()) {
-                case 503 -> "no_capacity";
-                case 429 -> "over_user_limit";
-                case 400 -> "invalid";
-                default -> "failed";
-            };
+        if (error instanceof NoCapacityException) {
+            return "no_capacity";
+        }
+        if (error instanceof TooManyException) {
+            return "over_user_limit";
+        }
+        if (error instanceof InvalidRequestException) {
+            return "invalid";
         }
         return "failed";
     }
@@ -150,7 +157,7 @@ public final class SessionService {
                     if (placement.succeeded()) {
                         router.release(placement.result().nodeId(), sessionId);
                     }
-                    return Future.failedFuture(place.failed() ? place.cause() : new ApiException(429, "'"
+                    return Future.failedFuture(place.failed() ? place.cause() : new TooManyException("'"
                             + creator.name() + "' already has " + (-1 - place.result())
                             + " pending or active sessions, the most allowed per user"));
                 }
@@ -168,11 +175,7 @@ public final class SessionService {
         long started = System.nanoTime();
         return await(router.place(sessionId, spec.protocol(), spec.display(), excluded))
                 .onComplete(ignored -> metrics.placement().record(System.nanoTime() - started,
-                        java.util.concurrent.TimeUnit.NANOSECONDS))
-                .recover(error -> Future.failedFuture(error instanceof NoCapacityException noCapacity
-                        ? new ApiException(503, "no capacity", Map.of("reason", noCapacity.getMessage()),
-                                Map.of("Retry-After", "10"))
-                        : error));
+                        java.util.concurrent.TimeUnit.NANOSECONDS));
     }
 
     /**
@@ -206,7 +209,7 @@ public final class SessionService {
         if (request.entry() == null) {
             InetAddress target = literal(request.target());
             if (targets.firstOutside(request.spec().protocol(), List.of(target)) != null) {
-                return Future.failedFuture(ApiException.badRequest("field 'hostname': " + request.spec().hostname()
+                return Future.failedFuture(new InvalidRequestException("field 'hostname': " + request.spec().hostname()
                         + " resolves to " + request.target() + ", outside the networks node " + nodeId
                         + " allows for " + request.spec().protocol().wireName()));
             }
@@ -214,24 +217,23 @@ public final class SessionService {
                     request.chargedMb()));
         }
         if (addressBook == null) {
-            return Future.failedFuture(new ApiException(503, "node " + nodeId + " has no address book configured"));
+            return Future.failedFuture(new UnavailableException("node " + nodeId + " has no address book configured"));
         }
         EntryRef ref = request.entry();
         return vertx.executeBlocking(() -> {
             Map<String, Object> stored = addressBook.readEntry(ref.scope(), ref.folder(), ref.name());
             if (stored == null) {
-                throw ApiException.notFound("no entry '" + ref.name() + "' in folder '" + ref.folder() + "'");
+                throw new NotFoundException("no entry '" + ref.name() + "' in folder '" + ref.folder() + "'");
             }
             return EntrySpecs.fromStored(stored, request.spec().display(), request.overrides());
-        }, false).recover(error -> Future.failedFuture(error instanceof AddressBookException book
-                ? new ApiException(book.status(), book.getMessage()) : error))
+        }, false)
                 .compose(spec -> resolveChecked(spec).map(addresses -> host.open(request.sessionId(),
                         request.creator(), spec, addresses.get(0), request.chargedMb())));
     }
 
     public Future<List<SessionInfo>> list(Identity caller, boolean all) {
         if (all && !caller.isAdmin()) {
-            throw new ApiException(403, "only admins may list everyone's sessions (all=true)");
+            throw new ForbiddenException("only admins may list everyone's sessions (all=true)");
         }
         return await(directory.list(all ? null : caller.name()));
     }
@@ -242,7 +244,10 @@ public final class SessionService {
                 .filter(found -> SessionHost.mayUse(caller, found)));
     }
 
-    /** Deletes on the node that holds the session; a session whose node is gone only loses its record. */
+    /**
+     * Deletes on the node that holds the session. The record of a session that already ended, or whose node cannot
+     * be reached, is forgotten here.
+     */
     public Future<Boolean> delete(Identity caller, String sessionId) {
         return get(caller, sessionId).compose(found -> {
             if (found.isEmpty()) {
@@ -253,11 +258,11 @@ public final class SessionService {
                 return Future.succeededFuture(host.delete(sessionId, caller));
             }
             if (!found.get().status().isLive()) {
-                return await(directory.remove(sessionId)).map(true);
+                return await(ledger.forget(sessionId)).map(true);
             }
             return messenger.request(owner, DELETE, new DeleteRequest(sessionId, caller), Boolean.class)
                     .recover(error -> error instanceof NodeMessenger.NodeUnreachableException
-                            ? await(directory.remove(sessionId)).map(true) : Future.failedFuture(error));
+                            ? await(ledger.forget(sessionId)).map(true) : Future.failedFuture(error));
         });
     }
 
@@ -278,7 +283,7 @@ public final class SessionService {
             try {
                 addresses = Arrays.asList(InetAddress.getAllByName(spec.hostname()));
             } catch (UnknownHostException e) {
-                throw ApiException.badRequest("field 'hostname': " + spec.hostname() + " does not resolve");
+                throw new InvalidRequestException("field 'hostname': " + spec.hostname() + " does not resolve");
             }
             return checked(spec, addresses);
         }, false);
@@ -287,7 +292,7 @@ public final class SessionService {
     private List<InetAddress> checked(SessionSpec spec, List<InetAddress> addresses) {
         InetAddress outside = targets.firstOutside(spec.protocol(), addresses);
         if (outside != null) {
-            throw ApiException.badRequest("field 'hostname': " + spec.hostname() + " resolves to "
+            throw new InvalidRequestException("field 'hostname': " + spec.hostname() + " resolves to "
                     + outside.getHostAddress() + ", outside the networks allowed for " + spec.protocol().wireName()
                     + " (" + targets.allowedNetworks(spec.protocol()) + ")");
         }
@@ -303,7 +308,7 @@ public final class SessionService {
         try {
             return InetAddress.getByName(address); // a literal address: no lookup
         } catch (UnknownHostException e) {
-            throw ApiException.badRequest("unreadable target address " + address);
+            throw new InvalidRequestException("unreadable target address " + address);
         }
     }
 

@@ -2,12 +2,12 @@ package org.farmgate.node.tunnel;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocket;
+import org.farmgate.error.GatewayException;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.guacd.GuacdException;
 import org.farmgate.node.metrics.NodeMetrics;
-import org.farmgate.node.session.AttachRefusedException;
 import org.farmgate.node.session.ClientHints;
 import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
@@ -39,14 +39,14 @@ final class LocalAttach {
         LocalSession session;
         try {
             session = host.beginAttach(sessionId, identity);
-        } catch (AttachRefusedException refused) {
-            refuse(ws, refused.status().code(), refused.getMessage());
+        } catch (GatewayException refused) {
+            refuse(ws, refused.guacamoleCode(), refused.getMessage());
             return;
         }
         long started = System.nanoTime();
         guacd.connect(session.handshakeRequest(hints, defaultTimezone))
                 .onComplete(result -> metrics.handshake(result.succeeded() ? "ok" : result.cause()
-                        instanceof GuacdException e ? String.valueOf(e.status()) : "failed", System.nanoTime() - started))
+                        instanceof GuacdException e ? String.valueOf(e.guacamoleCode()) : "failed", System.nanoTime() - started))
                 .onSuccess(connection -> {
                     if (ws.isClosed()) {
                         connection.socket().close();
@@ -65,7 +65,7 @@ final class LocalAttach {
                     metrics.attach().record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
                 })
                 .onFailure(error -> {
-                    int status = error instanceof GuacdException guacdError ? guacdError.status()
+                    int status = error instanceof GatewayException known ? known.guacamoleCode()
                             : GuacamoleStatus.SERVER_ERROR.code();
                     host.attachFailed(session, SessionStatus.ERROR, error.getMessage());
                     refuse(ws, status, error.getMessage());

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.farmgate.node.guacd.GuacdConnection;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.session.SessionLink;
+import org.farmgate.node.session.TunnelEnd;
 import org.farmgate.protocol.GuacamoleParser;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.protocol.Instruction;
@@ -31,7 +33,7 @@ import org.farmgate.protocol.WireLimits;
  * which is where guacamole-common-js looks for it. Whatever ends first, both sides are closed and the listener
  * hears about it exactly once.
  */
-public final class Tunnel {
+public final class Tunnel implements SessionLink {
 
     private static final byte[] ERROR = "error".getBytes(StandardCharsets.US_ASCII);
     /** One WebSocket frame's worth: the default frame limit of most WebSocket libraries is 64 KiB. */

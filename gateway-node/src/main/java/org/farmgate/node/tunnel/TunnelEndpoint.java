@@ -12,13 +12,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import org.farmgate.error.ForbiddenException;
+import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.SessionInfo;
-import org.farmgate.node.api.ApiException;
-import org.farmgate.node.api.Authenticator;
-import org.farmgate.node.api.Responses;
+import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.guacd.GuacdClient;
+import org.farmgate.node.http.Responses;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.session.ClientHints;
 import org.farmgate.node.session.SessionHost;
@@ -83,7 +84,7 @@ public final class TunnelEndpoint {
     private void handle(RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
         if (!origins.allows(request)) {
-            Responses.error(ctx, new ApiException(403, "origin " + request.getHeader("Origin")
+            Responses.error(ctx, new ForbiddenException("origin " + request.getHeader("Origin")
                     + " may not open tunnels here (see GW_ALLOWED_ORIGINS)"));
             return;
         }
@@ -181,7 +182,7 @@ public final class TunnelEndpoint {
     }
 
     private static void return400(RoutingContext ctx) {
-        Responses.error(ctx, ApiException.badRequest("expected a WebSocket upgrade (Upgrade: websocket)"));
+        Responses.error(ctx, new InvalidRequestException("expected a WebSocket upgrade (Upgrade: websocket)"));
     }
 
     private static ClientHints hints(MultiMap params) {

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.router.store.SharedMap;
 import org.farmgate.router.store.Update;
 import org.slf4j.Logger;
@@ -137,14 +138,14 @@ public final class AddressBookCache {
             }
             sleep(20);
         }
-        throw new CompletionException(new AddressBookException(503, "the address book is still loading"));
+        throw new CompletionException(new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE, "the address book is still loading"));
     }
 
     private void awaitLease(Duration patience) {
         long deadline = System.nanoTime() + patience.toNanos();
         while (!claim()) {
             if (System.nanoTime() > deadline) {
-                throw new CompletionException(new AddressBookException(503, "another node is still loading the "
+                throw new CompletionException(new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE, "another node is still loading the "
                         + "address book"));
             }
             sleep(20);

@@ -1,29 +1,30 @@
 package org.farmgate.router.addressbook;
 
-/** The address book's source failed, or refused; {@code status} is the HTTP status to answer with. */
-public final class AddressBookException extends Exception {
+import org.farmgate.error.GatewayException;
+import org.farmgate.protocol.GuacamoleStatus;
+
+/**
+ * The address book's source failed or refused: unreachable ({@code UPSTREAM_UNAVAILABLE}), answering but refusing
+ * the gateway ({@code UPSTREAM_ERROR}: a misconfigured token or policy), or the book cannot be written
+ * ({@code RESOURCE_CONFLICT}).
+ */
+public final class AddressBookException extends GatewayException {
 
     private static final long serialVersionUID = 1L;
 
-    private final int status;
     private final int upstreamStatus;
 
-    public AddressBookException(int status, String message) {
+    public AddressBookException(GuacamoleStatus status, String message) {
         this(status, message, 0);
     }
 
     /** @param upstreamStatus what the source itself answered (Vault's HTTP status), 0 when it did not answer */
-    public AddressBookException(int status, String message, int upstreamStatus) {
-        super(message, null, false, false);
-        this.status = status;
+    public AddressBookException(GuacamoleStatus status, String message, int upstreamStatus) {
+        super(status, message);
         this.upstreamStatus = upstreamStatus;
     }
 
     public int upstreamStatus() {
         return upstreamStatus;
-    }
-
-    public int status() {
-        return status;
     }
 }

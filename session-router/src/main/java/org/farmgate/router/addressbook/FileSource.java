@@ -15,6 +15,7 @@ import java.util.Map;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.model.addressbook.EntryInfo;
 import org.farmgate.model.addressbook.Folder;
+import org.farmgate.protocol.GuacamoleStatus;
 
 /**
  * The address book from a local JSON file, for an install without Vault. The file has the shape of
@@ -78,9 +79,9 @@ public final class FileSource implements AddressBookSource {
         try {
             return json.readTree(Files.readString(file)).path("folders");
         } catch (IOException e) {
-            throw new AddressBookException(503, "cannot read the address book file " + file + ": " + e.getMessage());
+            throw new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE, "cannot read the address book file " + file + ": " + e.getMessage());
         } catch (IllegalArgumentException e) {
-            throw new AddressBookException(503, "address book file " + file + ": " + e.getMessage());
+            throw new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE, "address book file " + file + ": " + e.getMessage());
         }
     }
 
@@ -109,7 +110,7 @@ public final class FileSource implements AddressBookSource {
     }
 
     private static AddressBookException readOnly() {
-        return new AddressBookException(409, "the address book is read from a file (GW_ADDRESSBOOK_FILE) and cannot "
+        return new AddressBookException(GuacamoleStatus.RESOURCE_CONFLICT, "the address book is read from a file (GW_ADDRESSBOOK_FILE) and cannot "
                 + "be changed through the API; configure Vault for that");
     }
 

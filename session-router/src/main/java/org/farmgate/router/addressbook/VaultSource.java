@@ -25,6 +25,7 @@ import java.util.function.LongConsumer;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.model.addressbook.EntryInfo;
 import org.farmgate.model.addressbook.Folder;
+import org.farmgate.protocol.GuacamoleStatus;
 
 /**
  * The address book in HashiCorp Vault KV v2, in rustguac's layout, through the Vault Java Driver.
@@ -83,7 +84,7 @@ public final class VaultSource implements AddressBookSource {
         try {
             return new SslConfig().pemFile(new File(settings.caCertPem())).build();
         } catch (VaultException e) {
-            throw new AddressBookException(503, "VAULT_CACERT " + settings.caCertPem() + " is unusable: "
+            throw new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE, "VAULT_CACERT " + settings.caCertPem() + " is unusable: "
                     + e.getMessage());
         }
     }
@@ -105,7 +106,7 @@ public final class VaultSource implements AddressBookSource {
             }
             return Vault.create(config.build(), 2);
         } catch (VaultException e) {
-            throw new AddressBookException(503, "Vault at " + settings.address() + " is misconfigured: "
+            throw new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE, "Vault at " + settings.address() + " is misconfigured: "
                     + e.getMessage());
         }
     }
@@ -118,7 +119,7 @@ public final class VaultSource implements AddressBookSource {
             long lease = auth.getAuthLeaseDuration();
             renewAt = lease > 0 ? clock.instant().plusSeconds(lease * 2 / 3) : Instant.MAX;
         } catch (VaultException e) {
-            throw new AddressBookException(503, "Vault AppRole login failed: " + describe(e));
+            throw new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE, "Vault AppRole login failed: " + describe(e));
         }
     }
 
@@ -178,7 +179,9 @@ public final class VaultSource implements AddressBookSource {
     }
 
     private AddressBookException failure(VaultException e) {
-        int status = e.getHttpStatusCode() == 403 ? 502 : 503;
+        // Vault refusing the gateway is a configuration fault behind us, not an outage.
+        GuacamoleStatus status = e.getHttpStatusCode() == 403 ? GuacamoleStatus.UPSTREAM_ERROR
+                : GuacamoleStatus.UPSTREAM_UNAVAILABLE;
         return new AddressBookException(status, "Vault " + describe(e), e.getHttpStatusCode());
     }
 
@@ -339,7 +342,7 @@ public final class VaultSource implements AddressBookSource {
         int status = response.getRestResponse().getStatus();
         if (status >= 400 && status != 404) {
             String body = new String(response.getRestResponse().getBody(), java.nio.charset.StandardCharsets.UTF_8);
-            throw new AddressBookException(status == 403 ? 502 : 503, "Vault answered " + status + " for " + path
+            throw new AddressBookException(status == 403 ? GuacamoleStatus.UPSTREAM_ERROR : GuacamoleStatus.UPSTREAM_UNAVAILABLE, "Vault answered " + status + " for " + path
                     + ": " + body, status);
         }
     }

@@ -1,0 +1,115 @@
+package org.farmgate.node.peer;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import java.util.function.Function;
+import org.farmgate.error.GatewayException;
+import org.farmgate.model.Json;
+import org.farmgate.protocol.GuacamoleStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Requests from one node to another over the clustered event bus, with JSON bodies. This is the only way a session's
+ * credentials travel: from the node that took the API call straight to the node that will run the session, never
+ * through a cluster map. A {@link GatewayException} on the receiving node comes back as the same status and message;
+ * a node that cannot be reached fails with {@link NodeUnreachableException}.
+ */
+public final class NodeMessenger {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeMessenger.class);
+
+    /** The node did not answer: gone, or not listening yet. */
+    public static final class NodeUnreachableException extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        public NodeUnreachableException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private final Vertx vertx;
+    private final long timeoutMs;
+
+    public NodeMessenger(Vertx vertx, long timeoutMs) {
+        this.vertx = vertx;
+        this.timeoutMs = timeoutMs;
+    }
+
+    static String address(String nodeId, String action) {
+        return "farmgate.node." + nodeId + "." + action;
+    }
+
+    /** Serves {@code action} for this node: requests of type {@code Q} answered with a {@code R}. */
+    public <Q, R> MessageConsumer<String> serve(String nodeId, String action, Class<Q> requestType,
+            Function<Q, Future<R>> handler) {
+        return vertx.eventBus().<String>consumer(address(nodeId, action), message -> {
+            Q request;
+            try {
+                request = Json.mapper().readValue(message.body(), requestType);
+            } catch (JsonProcessingException e) {
+                message.fail(GuacamoleStatus.CLIENT_BAD_REQUEST.code(), "unreadable " + action + " request");
+                return;
+            }
+            Future<R> answer;
+            try {
+                answer = handler.apply(request);
+            } catch (RuntimeException e) {
+                answer = Future.failedFuture(e);
+            }
+            answer.onSuccess(result -> reply(message, result)).onFailure(error -> {
+                if (error instanceof GatewayException known) {
+                    message.fail(known.guacamoleCode(), known.getMessage());
+                } else {
+                    LOG.warn("{} request failed", action, error);
+                    message.fail(GuacamoleStatus.SERVER_ERROR.code(), "internal error on the owning node");
+                }
+            });
+        });
+    }
+
+    public <R> Future<R> request(String nodeId, String action, Object request, Class<R> replyType) {
+        String body;
+        try {
+            body = Json.mapper().writeValueAsString(request);
+        } catch (JsonProcessingException e) {
+            return Future.failedFuture(e);
+        }
+        return vertx.eventBus().<String>request(address(nodeId, action), body,
+                        new DeliveryOptions().setSendTimeout(timeoutMs))
+                .recover(error -> Future.failedFuture(translate(nodeId, error)))
+                .compose(reply -> {
+                    try {
+                        return Future.succeededFuture(Json.mapper().readValue(reply.body(), replyType));
+                    } catch (JsonProcessingException e) {
+                        return Future.failedFuture(e);
+                    }
+                });
+    }
+
+    private static <R> void reply(Message<String> message, R result) {
+        try {
+            message.reply(Json.mapper().writeValueAsString(result));
+        } catch (JsonProcessingException e) {
+            message.fail(GuacamoleStatus.SERVER_ERROR.code(), "unserialisable reply");
+        }
+    }
+
+    private static Throwable translate(String nodeId, Throwable error) {
+        if (error instanceof ReplyException reply) {
+            if (reply.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
+                return GatewayException.of(reply.failureCode(), reply.getMessage());
+            }
+            return new NodeUnreachableException("node " + nodeId + " did not answer ("
+                    + reply.failureType().name().toLowerCase() + ")");
+        }
+        return error;
+    }
+}

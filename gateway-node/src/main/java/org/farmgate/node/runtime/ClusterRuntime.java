@@ -1,0 +1,266 @@
+package org.farmgate.node.runtime;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.NearCacheConfig;
+import com.hazelcast.config.SplitBrainProtectionConfig;
+import com.hazelcast.core.HazelcastInstance;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.spi.VertxMetricsFactory;
+import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.farmgate.model.NodeLoad;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.node.auth.TicketService;
+import org.farmgate.node.auth.TokenRecord;
+import org.farmgate.node.config.ClusterSettings;
+import org.farmgate.node.config.NodeConfig;
+import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.router.addressbook.AddressBookCache;
+import org.farmgate.router.store.HazelcastMembership;
+import org.farmgate.router.store.HazelcastSharedMap;
+import org.farmgate.router.store.LocalMembership;
+import org.farmgate.router.store.LocalSharedMap;
+import org.farmgate.router.store.Membership;
+import org.farmgate.router.store.SharedMap;
+
+/**
+ * The node's Vert.x and its view of the cluster: a clustered Vert.x on a Hazelcast member (TCP-IP or Kubernetes
+ * DNS discovery, multicast off, failure detection in seconds, split-brain protection on the maps that must not
+ * fork), or, for a node configured to run alone, a plain Vert.x with local maps. Everything above this class sees
+ * only {@link SharedMap}s and a {@link Membership}.
+ */
+public final class ClusterRuntime {
+
+    public static final String NODES = "farmgate.nodes";
+    public static final String SESSIONS = "farmgate.sessions";
+    public static final String TOKENS = "farmgate.tokens";
+    public static final String TOKEN_NAMES = "farmgate.token-names";
+    public static final String TICKETS = "farmgate.tickets";
+    public static final String RELAY_TICKETS = "farmgate.relay-tickets";
+    public static final String USER_SESSIONS = "farmgate.user-sessions";
+    public static final String ADDRESSBOOK = "farmgate.addressbook";
+    public static final String ADDRESSBOOK_LEASE = "farmgate.addressbook-lease";
+    private static final String QUORUM = "farmgate-quorum";
+
+    private final Vertx vertx;
+    private final HazelcastInstance hazelcast;
+    private final ExecutorService blocking;
+    private final Membership membership;
+    private final SharedMap<String, NodeLoad> nodes;
+    private final SharedMap<String, SessionInfo> sessions;
+    private final SharedMap<String, TokenRecord> tokens;
+    private final SharedMap<String, String> tokenNames;
+    private final SharedMap<String, TicketService.Ticket> tickets;
+    private final SharedMap<String, TicketService.Ticket> relayTickets;
+    private final SharedMap<String, Integer> userSessions;
+    private final SharedMap<String, AddressBook> addressBooks;
+    private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
+
+    private ClusterRuntime(Vertx vertx, HazelcastInstance hazelcast) {
+        this.vertx = vertx;
+        this.hazelcast = hazelcast;
+        if (hazelcast == null) {
+            blocking = null;
+            membership = new LocalMembership("local-" + UUID.randomUUID());
+            nodes = new LocalSharedMap<>();
+            sessions = new LocalSharedMap<>();
+            tokens = new LocalSharedMap<>();
+            tokenNames = new LocalSharedMap<>();
+            tickets = new LocalSharedMap<>();
+            relayTickets = new LocalSharedMap<>();
+            userSessions = new LocalSharedMap<>();
+            addressBooks = new LocalSharedMap<>();
+            addressBookLeases = new LocalSharedMap<>();
+        } else {
+            // Hazelcast offers queries only blocking: a few threads of their own, never an event loop.
+            blocking = Executors.newFixedThreadPool(8, DaemonThreads.named("farmgate-cluster-query"));
+            membership = new HazelcastMembership(hazelcast);
+            nodes = new HazelcastSharedMap<>(hazelcast.getMap(NODES), blocking);
+            sessions = new HazelcastSharedMap<>(hazelcast.getMap(SESSIONS), blocking);
+            tokens = new HazelcastSharedMap<>(hazelcast.getMap(TOKENS), blocking);
+            tokenNames = new HazelcastSharedMap<>(hazelcast.getMap(TOKEN_NAMES), blocking);
+            tickets = new HazelcastSharedMap<>(hazelcast.getMap(TICKETS), blocking);
+            relayTickets = new HazelcastSharedMap<>(hazelcast.getMap(RELAY_TICKETS), blocking);
+            userSessions = new HazelcastSharedMap<>(hazelcast.getMap(USER_SESSIONS), blocking);
+            addressBooks = new HazelcastSharedMap<>(hazelcast.getMap(ADDRESSBOOK), blocking);
+            addressBookLeases = new HazelcastSharedMap<>(hazelcast.getMap(ADDRESSBOOK_LEASE), blocking);
+        }
+    }
+
+    /** Starts Vert.x, joining the cluster unless the node is configured to run alone. */
+    public static Future<ClusterRuntime> start(NodeConfig config, NodeMetrics metrics) {
+        VertxOptions options = new VertxOptions().setEventLoopPoolSize(config.eventLoops());
+        VertxMetricsFactory metricsFactory = metrics.vertxMetrics(options);
+        ClusterSettings cluster = config.cluster();
+        if (!cluster.enabled()) {
+            return Future.succeededFuture(new ClusterRuntime(Vertx.builder().with(options).withMetrics(metricsFactory)
+                    .build(), null));
+        }
+        HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(cluster));
+        EventBusOptions eventBus = options.getEventBusOptions();
+        if (cluster.host() != null) {
+            eventBus.setHost(cluster.host());
+        }
+        if (cluster.advertiseHost() != null) {
+            eventBus.setClusterPublicHost(cluster.advertiseHost());
+        }
+        return Vertx.builder().with(options).withMetrics(metricsFactory).withClusterManager(manager).buildClustered()
+                .map(vertx -> new ClusterRuntime(vertx, manager.getHazelcastInstance()));
+    }
+
+    static Config hazelcastConfig(ClusterSettings cluster) {
+        Config config = ConfigUtil.loadConfig(); // Vert.x's own maps for the event bus, then ours
+        config.setClusterName(cluster.name());
+        config.setProperty("hazelcast.logging.type", "slf4j");
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        // Nobody reads Hazelcast's own metrics (ours are at /metrics), and collecting them was a quarter of an idle
+        // member's CPU. -Dhazelcast.metrics.enabled=true brings them back for Management Center.
+        config.getMetricsConfig().setEnabled(false);
+        // We leave the cluster ourselves, after draining: no shutdown hook of Hazelcast's own.
+        config.setProperty("hazelcast.shutdownhook.enabled", "false");
+        config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+        config.setProperty("hazelcast.max.no.heartbeat.seconds", String.valueOf(cluster.memberTimeout().toSeconds()));
+        config.setProperty("hazelcast.graceful.shutdown.max.wait", "60");
+        // A revoked token must stop working on every node within milliseconds, not a 10 s invalidation batch.
+        config.setProperty("hazelcast.map.invalidation.batch.enabled", "false");
+
+        config.getNetworkConfig().setPort(cluster.port()).setPortAutoIncrement(false);
+        if (cluster.host() != null) {
+            config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface(cluster.host());
+            config.getNetworkConfig().setPublicAddress(cluster.host() + ":" + cluster.port());
+            config.setProperty("hazelcast.local.localAddress", cluster.host());
+        }
+        JoinConfig join = config.getNetworkConfig().getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        if (cluster.kubernetesServiceDns() != null) {
+            join.getKubernetesConfig().setEnabled(true).setProperty("service-dns", cluster.kubernetesServiceDns());
+        } else {
+            join.getTcpIpConfig().setEnabled(true).setMembers(cluster.members());
+        }
+
+        if (cluster.minMembers() > 1) {
+            config.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig(QUORUM, true, cluster.minMembers()));
+        }
+        String quorum = cluster.minMembers() > 1 ? QUORUM : null;
+        // Entries changed by entry processors many times a second: kept as objects, so that an update does not
+        // deserialise the entry first. The backup is asynchronous (a reservation does not wait for it): an update
+        // lost with a crashed partition owner is repaired by the node's next heartbeat, which reconciles the
+        // entry with the sessions the node really holds.
+        config.addMapConfig(new MapConfig(NODES).setBackupCount(0).setAsyncBackupCount(1)
+                .setSplitBrainProtectionName(quorum).setInMemoryFormat(InMemoryFormat.OBJECT));
+        config.addMapConfig(new MapConfig(SESSIONS).setBackupCount(1).setSplitBrainProtectionName(quorum));
+        // Every API call reads a token: keep a copy near each node, invalidated when a token changes.
+        config.addMapConfig(new MapConfig(USER_SESSIONS).setBackupCount(1).setSplitBrainProtectionName(quorum)
+                .setInMemoryFormat(InMemoryFormat.OBJECT));
+        config.addMapConfig(new MapConfig(TOKENS).setBackupCount(1)
+                .setNearCacheConfig(new NearCacheConfig(TOKENS).setInvalidateOnChange(true)));
+        config.addMapConfig(new MapConfig(TOKEN_NAMES).setBackupCount(1));
+        // The address book is read on every GET by every node: a deserialised copy near each node.
+        config.addMapConfig(new MapConfig(ADDRESSBOOK).setBackupCount(1).setNearCacheConfig(
+                new NearCacheConfig(ADDRESSBOOK).setInvalidateOnChange(true).setInMemoryFormat(InMemoryFormat.OBJECT)
+                        .setCacheLocalEntries(true))); // the owner too: no deserialising a big book per read
+        config.addMapConfig(new MapConfig(ADDRESSBOOK_LEASE).setBackupCount(1));
+        config.addMapConfig(new MapConfig(TICKETS).setBackupCount(1));
+        config.addMapConfig(new MapConfig(RELAY_TICKETS).setBackupCount(1));
+        return config;
+    }
+
+    public Vertx vertx() {
+        return vertx;
+    }
+
+    /** The Hazelcast member, or null for a node running alone. */
+    public HazelcastInstance hazelcast() {
+        return hazelcast;
+    }
+
+    public boolean isClustered() {
+        return hazelcast != null;
+    }
+
+    /** Whether this node is still a member (Hazelcast can shut itself down, e.g. after a split it cannot heal). */
+    public boolean isRunning() {
+        return hazelcast == null || hazelcast.getLifecycleService().isRunning();
+    }
+
+    public Membership membership() {
+        return membership;
+    }
+
+    public SharedMap<String, NodeLoad> nodes() {
+        return nodes;
+    }
+
+    public SharedMap<String, SessionInfo> sessions() {
+        return sessions;
+    }
+
+    public SharedMap<String, TokenRecord> tokens() {
+        return tokens;
+    }
+
+    public SharedMap<String, String> tokenNames() {
+        return tokenNames;
+    }
+
+    public SharedMap<String, TicketService.Ticket> tickets() {
+        return tickets;
+    }
+
+    public SharedMap<String, TicketService.Ticket> relayTickets() {
+        return relayTickets;
+    }
+
+    public SharedMap<String, Integer> userSessions() {
+        return userSessions;
+    }
+
+    public SharedMap<String, AddressBook> addressBooks() {
+        return addressBooks;
+    }
+
+    public SharedMap<String, AddressBookCache.Lease> addressBookLeases() {
+        return addressBookLeases;
+    }
+
+    /**
+     * Drops out of the cluster at once, as a crashed host would: no migration, no goodbye. For fault-injection
+     * (tests and the bench's fault tools); a node stops with {@link #close()}.
+     */
+    public Future<Void> terminateAbruptly() {
+        if (hazelcast != null) {
+            hazelcast.getLifecycleService().terminate();
+        }
+        return close();
+    }
+
+    /**
+     * Leaves the cluster gracefully (partitions migrate to the others) and stops Vert.x. Closing is started from a
+     * thread of its own: a close called on one of this Vert.x's event loops would complete on that same loop, which
+     * the close stops, and nobody would hear of it.
+     */
+    public Future<Void> close() {
+        Promise<Void> closed = Promise.promise();
+        Thread closer = new Thread(() -> vertx.close().onComplete(result -> {
+            if (blocking != null) {
+                blocking.shutdownNow();
+            }
+            closed.handle(result);
+        }), "farmgate-close");
+        closer.setDaemon(true);
+        closer.start();
+        return closed.future();
+    }
+}

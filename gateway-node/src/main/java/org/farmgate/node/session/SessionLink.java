@@ -1,0 +1,13 @@
+package org.farmgate.node.session;
+
+import org.farmgate.protocol.GuacamoleStatus;
+
+/**
+ * What carries an active session's traffic (the tunnel). The host never writes to it; it only asks it to end, and
+ * hears how it ended through the {@link TunnelEnd} the link reports back.
+ */
+public interface SessionLink {
+
+    /** Ends the link from the gateway's side; the client is told {@code status} and {@code reason}. */
+    void terminate(GuacamoleStatus status, String reason);
+}

@@ -1,0 +1,66 @@
+package org.farmgate.node.tunnel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.buffer.Buffer;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import org.farmgate.protocol.GuacamoleParser;
+import org.farmgate.protocol.Instruction;
+import org.farmgate.protocol.WireFormatException;
+import org.farmgate.protocol.WireTables;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The relay's framing, fed the parser's own tables in every split: after each chunk the cutter hands on whole
+ * instructions only, the instructions it hands on are exactly those of the stream, nothing is lost or doubled where
+ * a chunk breaks, and a bad stream fails with the parser's message.
+ */
+class InstructionCutterTest {
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.farmgate.protocol.WireTables#validStreams")
+    void handsOnWholeInstructionsInEverySplit(String label, byte[] wire, List<Instruction> expected) throws Exception {
+        for (List<byte[]> chunks : WireTables.everySplit(wire)) {
+            InstructionCutter cutter = new InstructionCutter(WireTables.LIMITS);
+            ByteArrayOutputStream handedOn = new ByteArrayOutputStream();
+            List<Integer> visited = new ArrayList<>();
+            for (byte[] chunk : chunks) {
+                cutter.feed(Buffer.buffer(chunk), (bytes, start, end, scanner) -> visited.add(end - start));
+                byte[] whole = java.util.Arrays.copyOfRange(cutter.array(), cutter.completeStart(),
+                        cutter.completeEnd());
+                // what one chunk hands on parses on its own: whole instructions, nothing cut
+                GuacamoleParser alone = new GuacamoleParser(WireTables.LIMITS);
+                alone.feed(whole);
+                assertFalse(alone.isInsideInstruction(), () -> "split " + WireTables.describe(chunks));
+                handedOn.writeBytes(whole);
+            }
+            byte[] all = handedOn.toByteArray();
+            assertEquals(expected, new GuacamoleParser(WireTables.LIMITS).feed(all),
+                    () -> "split " + WireTables.describe(chunks));
+            assertEquals(expected.size(), cutter.instructions());
+            assertEquals(wire.length, visited.stream().mapToInt(Integer::intValue).sum());
+            assertFalse(cutter.isInsideInstruction());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.farmgate.protocol.WireTables#invalidStreams")
+    void failsWithTheParsersMessageInEverySplit(String label, byte[] wire, String expectedMessage) {
+        for (List<byte[]> chunks : WireTables.everySplit(wire)) {
+            InstructionCutter cutter = new InstructionCutter(WireTables.LIMITS);
+            WireFormatException error = assertThrows(WireFormatException.class, () -> {
+                for (byte[] chunk : chunks) {
+                    cutter.feed(Buffer.buffer(chunk), (bytes, start, end, scanner) -> { });
+                }
+            }, () -> "split " + WireTables.describe(chunks));
+            assertTrue(error.getMessage().contains(expectedMessage),
+                    () -> "message '" + error.getMessage() + "' lacks '" + expectedMessage + "'");
+        }
+    }
+}

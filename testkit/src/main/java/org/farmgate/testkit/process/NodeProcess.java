@@ -1,0 +1,151 @@
+package org.farmgate.testkit.process;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** A gateway node started as a separate process, so that it can be killed, paused or measured on its own. */
+public final class NodeProcess implements AutoCloseable {
+
+    /** The node's main class, for a launch from a class path that holds the node. */
+    public static final String MAIN_CLASS = "org.farmgate.node.Main";
+    /** What Hazelcast asks for to use its fast paths; the node's jar says the same in its manifest. */
+    private static final List<String> OPENS = List.of("--add-opens", "java.base/java.lang=ALL-UNNAMED",
+            "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens",
+            "java.management/sun.management=ALL-UNNAMED", "--add-opens",
+            "jdk.management/com.sun.management.internal=ALL-UNNAMED", "--add-exports",
+            "java.base/jdk.internal.ref=ALL-UNNAMED");
+
+    /** Where the node's code comes from: its runnable jar, or a class path that holds it. */
+    public record Launch(List<String> arguments) {
+
+        public static Launch jar(Path nodeJar) {
+            return new Launch(List.of("-jar", nodeJar.toString()));
+        }
+
+        public static Launch classPath(String classPath) {
+            List<String> arguments = new ArrayList<>(OPENS);
+            arguments.addAll(List.of("-cp", classPath, MAIN_CLASS));
+            return new Launch(List.copyOf(arguments));
+        }
+
+        /** This JVM's own class path: for tools whose module depends on the node. */
+        public static Launch ownClassPath() {
+            return classPath(System.getProperty("java.class.path"));
+        }
+
+        /** A jar when one is named, else this JVM's class path. */
+        public static Launch jarOrOwnClassPath(String nodeJar) {
+            return nodeJar == null || nodeJar.isBlank() ? ownClassPath() : jar(Path.of(nodeJar));
+        }
+    }
+
+    private final Process process;
+    private final int httpPort;
+    private final Path log;
+
+    private NodeProcess(Process process, int httpPort, Path log) {
+        this.process = process;
+        this.httpPort = httpPort;
+        this.log = log;
+    }
+
+    /**
+     * Starts {@code java [jvmArgs] [the system property farmgate.bench.nodeJvmArgs] <launch>} with {@code env}
+     * added to this process's environment, on a free HTTP port unless {@code env} names one, and waits until
+     * {@code /api/health} answers.
+     */
+    public static NodeProcess start(Launch launch, Map<String, String> env, List<String> jvmArgs, Path log)
+            throws IOException, InterruptedException {
+        int port = env.containsKey("GW_HTTP_PORT") ? Integer.parseInt(env.get("GW_HTTP_PORT")) : freePort();
+        List<String> command = new ArrayList<>();
+        String cpus = System.getProperty("farmgate.bench.nodeCpus");
+        if (cpus != null && !cpus.isBlank()) {
+            // The node on CPUs of its own, as on its own host: the load tools then cannot starve it, nor it them.
+            command.add("taskset");
+            command.add("-c");
+            command.add(cpus);
+        }
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        String extra = System.getProperty("farmgate.bench.nodeJvmArgs");
+        if (extra != null && !extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+"))); // e.g. a profiler or a class-data archive
+        }
+        command.addAll(launch.arguments());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(env);
+        builder.environment().put("GW_HTTP_PORT", String.valueOf(port));
+        builder.environment().putIfAbsent("GW_HTTP_HOST", "127.0.0.1");
+        NodeProcess node = new NodeProcess(builder.start(), port, log);
+        node.awaitHealthy(Duration.ofSeconds(60));
+        return node;
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public int httpPort() {
+        return httpPort;
+    }
+
+    public String baseUrl() {
+        return "http://127.0.0.1:" + httpPort;
+    }
+
+    private void awaitHealthy(Duration timeout) throws InterruptedException, IOException {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IOException("the node exited with " + process.exitValue() + "; see " + log);
+            }
+            try {
+                HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create(baseUrl() + "/api/health"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
+                if (response.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(100);
+        }
+        throw new IOException("the node did not become healthy within " + timeout + "; see " + log);
+    }
+
+    /** SIGKILL: the process dies mid-flight, as on a host that loses power. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGTERM, as a service manager would stop it, then wait. */
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+        }
+    }
+}
