@@ -5,7 +5,7 @@
 import http from 'k6/http';
 import { check } from 'k6';
 import { Trend } from 'k6/metrics';
-import { config, baseUrl } from './lib/farmgate.js';
+import { checkConfig, config, baseUrl } from './lib/farmgate.js';
 
 var readMs = new Trend('addressbook_ms', true);
 var concurrency = parseInt(__ENV.CONCURRENCY || '20', 10);
@@ -24,6 +24,11 @@ export var options = {
         checks: ['rate==1'],
     },
 };
+
+
+export function setup() {
+    checkConfig();
+}
 
 export default function () {
     var res = http.get(baseUrl() + '/api/addressbook', { headers: { 'Authorization': 'Bearer ' + config.apiKey } });

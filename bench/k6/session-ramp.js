@@ -1,7 +1,7 @@
 // Session ramp, as rustguac's scale test but stricter: 0 -> 10 -> 25 -> 50 -> 75 -> MAX_VUS sessions, hold, down.
 // Each VU creates a session, opens its tunnel, answers every sync, moves the mouse, holds HOLD_SECS, deletes it.
 //   k6 run -e BASE_URL=http://n1:8080,http://n2:8080 -e API_KEY=... -e PROTOCOL=rdp -e TARGET_HOST=... session-ramp.js
-import { config, stages, holdSecs, baseUrl, createSession, attach, deleteSession } from './lib/farmgate.js';
+import { checkConfig, config, stages, holdSecs, baseUrl, createSession, attach, deleteSession } from './lib/farmgate.js';
 
 var steps = [[30, 10], [30, 25], [30, 50], [30, 75], [30, config.maxVus], [config.holdSecs, config.maxVus], [30, 0]]
     .filter(function (s) { return s[1] <= config.maxVus; });
@@ -17,6 +17,11 @@ export var options = {
         http_req_failed: ['rate<0.01'],
     },
 };
+
+
+export function setup() {
+    checkConfig();
+}
 
 export default function () {
     var base = baseUrl();

@@ -1,7 +1,7 @@
 // WebSocket relay throughput: MAX_VUS sessions attached at once for HOLD_SECS, answering every sync; the guac_bytes
 // rate is what the gateway relayed. Point the nodes at a guacd (or bench's SyntheticGuacdMain --flood) that streams.
 //   k6 run -e BASE_URL=... -e API_KEY=... -e MAX_VUS=50 -e HOLD_SECS=30 ws-throughput.js
-import { config, holdSecs, baseUrl, createSession, attach, deleteSession } from './lib/farmgate.js';
+import { checkConfig, config, holdSecs, baseUrl, createSession, attach, deleteSession } from './lib/farmgate.js';
 
 export var options = {
     scenarios: {
@@ -14,6 +14,11 @@ export var options = {
         guac_bytes: ['count>0'],
     },
 };
+
+
+export function setup() {
+    checkConfig();
+}
 
 export default function () {
     var base = baseUrl();

@@ -76,7 +76,7 @@ const sockets = new Map();
 const errors = new Map();
 
 class Vu {
-    constructor(id, scenario) {
+    constructor(id, scenario, probe) {
         this.id = id;
         this.scenario = scenario;
         this.iter = 0;
@@ -85,7 +85,8 @@ class Vu {
         const channel = new MessageChannel();
         this.port = channel.port1;
         this.worker = new Worker(path.join(here, 'vu.mjs'), {
-            workerData: { vu: id, env: env, script: script, signal: this.signal, port: channel.port2 },
+            workerData: { vu: id, env: probe && probe.env ? probe.env : env, script: script, signal: this.signal,
+                port: channel.port2, setup: Boolean(probe && probe.setup) },
             transferList: [channel.port2],
         });
         this.ready = new Promise((resolve, reject) => {
@@ -332,12 +333,22 @@ function selected(key) {
     return Object.assign({}, base, { samples: base.samples.filter((x) => filters.every((f) => String(x.tags[f[0]]) === f[1])) });
 }
 
-const probe = new Vu(0, null);
+// k6 archive and k6 inspect evaluate the init code without the run's environment: it must not fail there.
+const bare = new Vu(0, null, { env: {} });
+try {
+    await bare.ready;
+} catch (e) {
+    console.error('the init code fails without the environment (k6 archive would fail):\n' + e.message);
+    process.exit(107);
+}
+await bare.worker.terminate();
+// With the environment: the init code, then setup() once, as k6 runs them before the first iteration.
+const probe = new Vu(0, null, { setup: true });
 let options;
 try {
     options = await probe.ready;
 } catch (e) {
-    console.error('the script failed to load:\n' + e.message);
+    console.error('the script failed to load or its setup() failed:\n' + e.message);
     process.exit(107);
 }
 await probe.worker.terminate();

@@ -11,6 +11,14 @@ try {
 } catch (e) {
     parentPort.postMessage({ type: 'failed', error: String((e && e.stack) || e) });
 }
+if (script && workerData.setup && typeof script.setup === 'function') {
+    try {
+        script.setup();
+    } catch (e) {
+        parentPort.postMessage({ type: 'failed', error: String((e && e.stack) || e) });
+        script = null;
+    }
+}
 if (script) {
     parentPort.on('message', function (m) {
         if (m.type === 'iterate') {

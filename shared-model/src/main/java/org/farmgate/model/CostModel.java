@@ -8,7 +8,7 @@ import java.util.Map;
  * The memory a guacd session is expected to cost, per protocol, growing with the display's pixels.
  *
  * <p>The defaults are guacd 1.6.0's proportional set size (PSS) per session as measured on real targets (see the
- * project's MEMORY.md): SSH 16.5 MiB at 1024x768 and 20.3 at 1920x1080, RDP 22.7 and 38.5, VNC 10.4 at 1024x768.
+ * docs/GUACD.md): SSH 16.5 MiB at 1024x768 and 20.3 at 1920x1080, RDP 22.7 and 38.5, VNC 10.4 at 1024x768.
  * Two display sizes fix a line for SSH and RDP; VNC was measured at one size only, so its slope assumes one 32-bit
  * framebuffer copy (4 MiB per megapixel). {@link #FIELD_FREERDP3} carries the field's 158 MB per RDP session
  * (FreeRDP 3 with the graphics pipeline, summed RSS), for hosts that run that stack.

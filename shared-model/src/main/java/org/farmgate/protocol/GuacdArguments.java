@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * The connection arguments guacd 1.6.0 lists in its {@code args} reply, per protocol, in guacd's order (captured from
- * a real guacd 1.6.0; see the project's guacd transcripts). The live list always comes from guacd at handshake time;
+ * a real guacd 1.6.0; see docs/GUACD.md). The live list always comes from guacd at handshake time;
  * these copies serve validation of protocol options before a session exists, and the synthetic guacd.
  */
 public final class GuacdArguments {

@@ -93,6 +93,19 @@ class K6ScriptsSmokeTest {
         assertEquals(0, result.exit, result.output);
     }
 
+    @Test
+    void everyScriptLoadsWithoutTheEnvironmentAndChecksItsConfigurationInSetup() throws Exception {
+        // k6 archive (the step k8s/k6-testrun.yaml asks for) evaluates the init code with no -e values.
+        for (String script : List.of("session-ramp.js", "creation-burst.js", "addressbook.js", "ws-throughput.js")) {
+            Result result = run(List.of("node", BENCH.resolve("k6/smoke/run.mjs").toString(),
+                    BENCH.resolve("k6").resolve(script).toString(), "-e", "BASE_URL=" + urls, "-e", "QUICK=1"),
+                    Map.of("K6_SMOKE_MODULES", MODULES.resolve("node_modules").toString()), 60);
+            assertEquals(107, result.exit, script + ": " + result.output);
+            assertTrue(result.output.contains("setup() failed") && result.output.contains("API_KEY is required"),
+                    script + " must load without the environment and refuse in setup(): " + result.output);
+        }
+    }
+
     private static Result k6(String script, String... env) throws Exception {
         List<String> command = new ArrayList<>(List.of("node", BENCH.resolve("k6/smoke/run.mjs").toString(),
                 BENCH.resolve("k6").resolve(script).toString(), "-e", "BASE_URL=" + urls, "-e",

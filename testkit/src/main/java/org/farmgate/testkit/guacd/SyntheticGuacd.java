@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A stand-in for guacd 1.6.0 that speaks its protocol exactly as the project's transcripts show, for tests (no
+ * A stand-in for guacd 1.6.0 that speaks its protocol exactly as the captures in docs/GUACD.mdpts show, for tests (no
  * guacd package exists for these machines) and for load far beyond what real guacds on one host could take.
  * See {@link SyntheticConnection} for what each connection does.
  */

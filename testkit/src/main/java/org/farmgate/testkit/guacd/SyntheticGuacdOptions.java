@@ -9,7 +9,7 @@ import org.farmgate.protocol.Instruction;
 
 /**
  * How a {@link SyntheticGuacd} behaves, in the style of Vert.x's option classes. The defaults are a real guacd
- * 1.6.0's, as captured in the project's transcripts; tests shorten the times, benchmarks turn up the stream.
+ * 1.6.0's, as captured from a real guacd (docs/GUACD.md); tests shorten the times, benchmarks turn up the stream.
  */
 public final class SyntheticGuacdOptions {
 
