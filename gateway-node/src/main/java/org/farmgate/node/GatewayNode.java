@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -13,12 +14,8 @@ import io.vertx.ext.web.handler.StaticHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.farmgate.model.NodeLoad;
-import org.farmgate.model.SessionInfo;
-import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.node.addressbook.AddressBookRuntime;
 import org.farmgate.node.api.AddressBookApi;
 import org.farmgate.node.api.ApiRouter;
 import org.farmgate.node.api.ClusterApi;
@@ -31,13 +28,13 @@ import org.farmgate.node.auth.TokenService;
 import org.farmgate.node.cluster.GuacdProbe;
 import org.farmgate.node.cluster.HostProbe;
 import org.farmgate.node.cluster.NodeAgent;
-import org.farmgate.node.config.AddressBookSettings;
+import org.farmgate.node.cluster.Readiness;
+import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.runtime.ClusterRuntime;
-import org.farmgate.node.runtime.DaemonThreads;
 import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
@@ -48,11 +45,6 @@ import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
-import org.farmgate.router.addressbook.AddressBookCache;
-import org.farmgate.router.addressbook.AddressBookException;
-import org.farmgate.router.addressbook.AddressBookSource;
-import org.farmgate.router.addressbook.FileSource;
-import org.farmgate.router.addressbook.VaultSource;
 import org.farmgate.router.registry.NodeRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,8 +66,10 @@ public final class GatewayNode {
     private final TunnelEndpoint tunnels;
     private final Router router;
     private final AddressBookRuntime addressBook;
+    private final Router relayRouter;
     private final AtomicInteger port = new AtomicInteger();
-    private String deployment;
+    private final AtomicInteger relayPort = new AtomicInteger();
+    private final List<String> deployments = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * What the node takes from the world beyond its configuration: the time, and its host's memory and load. The
@@ -116,27 +110,14 @@ public final class GatewayNode {
                 metrics);
         metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);
         sessions.serve();
-        this.addressBook = addressBook(config, runtime, metrics, clock);
+        this.addressBook = AddressBookRuntime.start(config.addressBook(), config.nodeId(), runtime, metrics, clock);
         if (addressBook != null) {
             sessions.addressBook(addressBook.cache().source());
         }
 
         this.router = ApiRouter.create(vertx, config.maxBodyBytes());
-        new HealthApi(config.nodeId())
-                .check(() -> {
-                    NodeLoad self = agent.lastPublished();
-                    int members = runtime.membership().memberIds().size();
-                    return new HealthApi.Check("cluster", self != null && runtime.isRunning(), self == null
-                            ? "not registered yet" : (runtime.isClustered() ? members + " members" : "running alone"));
-                })
-                .check(this::addressBookCheck)
-                .check(() -> {
-                    NodeLoad self = agent.lastPublished();
-                    boolean healthy = self != null && self.measurements().guacdHealthy();
-                    return new HealthApi.Check("guacd", healthy, config.guacdHost() + ":" + config.guacdPort()
-                            + (healthy ? " answers" : " does not answer"));
-                })
-                .mount(router);
+        new HealthApi(config.nodeId(), new Readiness(agent, runtime, config.guacdHost() + ":" + config.guacdPort(),
+                addressBook == null ? null : addressBook.cache())).mount(router);
         new SessionsApi(sessions, metrics, config.pendingTimeout().toSeconds()).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new ClusterApi(vertx, registry, agent).mount(router, auth);
@@ -144,7 +125,8 @@ public final class GatewayNode {
             new AddressBookApi(vertx, addressBook.cache(), addressBook.blocking(), sessions,
                     config.pendingTimeout().toSeconds()).mount(router, auth);
         }
-        this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), auth, tickets, relayTickets, host, directory,
+        this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), config.security(), auth, tickets, relayTickets,
+                host, directory,
                 registry, guacd, new OriginPolicy(config.allowedOrigins()), config.defaultTimezone().getId(), metrics);
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
@@ -153,56 +135,8 @@ public final class GatewayNode {
         // a wrong method on an API path still answers 405 rather than falling through to a static 404.
         router.route("/*").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(StaticHandler.create("webroot").setCachingEnabled(false));
         tunnels.mount(router);
-    }
-
-    /** The address book's cache and the threads its blocking source runs on. */
-    private record AddressBookRuntime(AddressBookCache cache, ExecutorService blocking, ExecutorService loader) {
-
-        void close() {
-            blocking.shutdownNow();
-            loader.shutdownNow();
-        }
-    }
-
-    private static AddressBookRuntime addressBook(NodeConfig config, ClusterRuntime runtime, NodeMetrics metrics,
-            Clock clock) {
-        AddressBookSettings settings = config.addressBook();
-        if (!settings.configured()) {
-            return null;
-        }
-        int width = settings.vault() != null ? settings.vault().parallelism() : 1;
-        ExecutorService blocking = Executors.newFixedThreadPool(width, DaemonThreads.named("farmgate-addressbook-io"));
-        ExecutorService loader = Executors.newFixedThreadPool(2, DaemonThreads.named("farmgate-addressbook-load"));
-        AddressBookSource source;
-        try {
-            source = settings.vault() != null
-                    ? new VaultSource(settings.vault(), blocking, metrics.vaultCalls(), clock)
-                    : new FileSource(settings.file(), clock);
-        } catch (AddressBookException e) {
-            blocking.shutdownNow();
-            loader.shutdownNow();
-            throw new IllegalStateException(e.getMessage(), e);
-        }
-        AddressBookCache cache = new AddressBookCache(runtime.addressBooks(), runtime.addressBookLeases(), source,
-                loader, settings.ttl(), config.nodeId(), clock, metrics.addressBookListener());
-        LOG.info("address book from {}", settings.vault() != null ? settings.vault() : settings.file());
-        return new AddressBookRuntime(cache, blocking, loader);
-    }
-
-    /** Ready unless the address book is configured and this cluster never managed to load it. */
-    private HealthApi.Check addressBookCheck() {
-        if (addressBook == null) {
-            return new HealthApi.Check("addressbook", true, "not configured");
-        }
-        AddressBook seen = addressBook.cache().lastSeen();
-        String failure = addressBook.cache().lastFailure();
-        if (seen == null) {
-            return new HealthApi.Check("addressbook", failure == null, failure == null ? "not read yet"
-                    : "never loaded: " + failure);
-        }
-        return new HealthApi.Check("addressbook", true, seen.error() == null ? seen.entryCount()
-                + " entries, loaded " + seen.loadedAt() : "serving the copy of " + seen.loadedAt()
-                + "; the last refresh failed: " + seen.error());
+        this.relayRouter = Router.router(vertx);
+        tunnels.mountRelay(relayRouter);
     }
 
     /** Starts a node on this machine, joining its cluster; {@code adminToken} is the bootstrap admin token. */
@@ -215,7 +149,8 @@ public final class GatewayNode {
         return ClusterRuntime.start(config, metrics).compose(runtime -> {
             GatewayNode node = new GatewayNode(runtime, config, adminToken, metrics, environment);
             return node.listen()
-                    .compose(ignored -> node.agent.start(node.httpPort()))
+                    .compose(ignored -> node.agent.start(node.httpPort(), config.security().relayPublicPort() > 0
+                            ? config.security().relayPublicPort() : node.relayPort.get()))
                     .map(node)
                     .recover(error -> runtime.close().transform(ignored -> Future.failedFuture(error)));
         });
@@ -232,9 +167,39 @@ public final class GatewayNode {
                 .setPerFrameWebSocketCompressionSupported(false);
         // Port 0 (tests) cannot be shared by several servers: each would get its own port.
         int instances = config.httpPort() == 0 ? 1 : config.eventLoops();
-        return vertx.deployVerticle(() -> new HttpVerticle(router, options, port),
+        Future<Void> publicPort = deploy(router, options, port, instances);
+        if (!runtime.isClustered()) {
+            return publicPort;
+        }
+        return publicPort.compose(ignored -> deploy(relayRouter, relayListenerOptions(),
+                relayPort, config.security().relayPort() == 0 ? 1 : config.eventLoops()));
+    }
+
+    /**
+     * The internal listener other nodes relay WebSockets to: on the cluster address only, apart from the public
+     * port, and in a secured cluster mutual TLS against the cluster CA, so that keystrokes cross the network
+     * encrypted and nobody without a node certificate can present a relay ticket.
+     */
+    private HttpServerOptions relayListenerOptions() {
+        ClusterSecurity security = config.security();
+        HttpServerOptions options = new HttpServerOptions()
+                .setHost(config.cluster().host() != null ? config.cluster().host() : "0.0.0.0")
+                .setPort(security.relayPort())
+                .setTcpNoDelay(true)
+                .setWebSocketSubProtocols(List.of("guacamole"))
+                .setPerMessageWebSocketCompressionSupported(false)
+                .setPerFrameWebSocketCompressionSupported(false);
+        if (security.secured()) {
+            options.setSsl(true).setKeyCertOptions(security.keyCertOptions()).setTrustOptions(security.trustOptions())
+                    .setClientAuth(ClientAuth.REQUIRED);
+        }
+        return options;
+    }
+
+    private Future<Void> deploy(Router routes, HttpServerOptions options, AtomicInteger boundPort, int instances) {
+        return vertx.deployVerticle(() -> new HttpVerticle(routes, options, boundPort),
                         new DeploymentOptions().setInstances(instances))
-                .onSuccess(id -> deployment = id)
+                .onSuccess(deployments::add)
                 .mapEmpty();
     }
 
@@ -267,12 +232,17 @@ public final class GatewayNode {
         // Not bound to an event loop: the last step stops them all, and the caller must still hear of the end.
         Promise<Void> done = Promise.promise();
         agent.setDrain(config.nodeId(), true).otherwiseEmpty()
-                .compose(ignored -> awaitNoSessions(System.nanoTime() + grace.toNanos()))
-                .compose(ignored -> {
+                .compose(ignored -> host.whenIdle(grace))
+                .compose(idle -> {
+                    if (!idle) {
+                        LOG.warn("node {}: drain grace over, ending {} sessions", config.nodeId(), host.live().size());
+                    }
                     host.terminateAll(GuacamoleStatus.SERVER_BUSY, "the gateway node is shutting down");
-                    return agent.stop().otherwiseEmpty();
+                    // Every end gives its reservation and quota place back through the cluster: before leaving it.
+                    return host.whenIdle(Duration.ofSeconds(10));
                 })
-                .compose(ignored -> deployment == null ? Future.succeededFuture() : vertx.undeploy(deployment))
+                .compose(ignored -> agent.stop().otherwiseEmpty())
+                .compose(ignored -> Future.join(deployments.stream().map(vertx::undeploy).toList()))
                 .eventually(tunnels::close)
                 .eventually(guacd::close)
                 .onComplete(ignored -> {
@@ -287,18 +257,6 @@ public final class GatewayNode {
     /** Stops at once: no drain, no wait. */
     public Future<Void> stop() {
         return shutdown(Duration.ZERO);
-    }
-
-    private Future<Void> awaitNoSessions(long deadlineNanos) {
-        int live = host.live().size();
-        if (live == 0 || System.nanoTime() >= deadlineNanos) {
-            if (live > 0) {
-                LOG.warn("node {}: drain grace over, ending {} sessions", config.nodeId(), live);
-            }
-            return Future.succeededFuture();
-        }
-        return Future.<Void>future(promise -> vertx.setTimer(500, id -> promise.complete()))
-                .compose(ignored -> awaitNoSessions(deadlineNanos));
     }
 
     /** One HTTP server on this verticle's event loop. */

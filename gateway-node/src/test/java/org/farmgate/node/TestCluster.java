@@ -1,11 +1,13 @@
 package org.farmgate.node;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.ClusterKeys;
 
 /** Several gateway nodes in one JVM, each a Hazelcast member joined by TCP-IP on loopback, each with its own guacd. */
 public final class TestCluster implements AutoCloseable {
@@ -30,6 +32,7 @@ public final class TestCluster implements AutoCloseable {
                 values.put("GW_CLUSTER_NAME", "farmgate-test-" + ports.get(0));
                 values.put("GW_HEARTBEAT_MS", "300");
                 values.put("GW_CLUSTER_MEMBER_TIMEOUT_SECS", "3");
+                values.put("GW_CLUSTER_SECRETS_DIR", keys(count).toString());
                 values.putAll(settings.apply(i + 1));
                 cluster.nodes.add(TestNode.start(new SyntheticGuacdOptions(), values));
             }
@@ -43,6 +46,17 @@ public final class TestCluster implements AutoCloseable {
         }
         return cluster;
     }
+
+    /** Keys for node-1..node-N, made by bin/farmgate-keys once for every test of this JVM. */
+    public static Path keys(int count) throws Exception {
+        List<String> names = new ArrayList<>();
+        for (int i = 1; i <= Math.max(count, 5); i++) {
+            names.add("node-" + i);
+        }
+        return ClusterKeys.ensure(KEYS, names);
+    }
+
+    static final Path KEYS = Path.of("target/cluster-keys").toAbsolutePath();
 
     public TestNode node(int number) {
         return nodes.get(number - 1);

@@ -60,6 +60,8 @@ public final class TestNode implements AutoCloseable {
         values.put("GW_GUACD_STEP_TIMEOUT_MS", "2000");
         values.put("GW_DEFAULT_TIMEZONE", "UTC");
         values.put("GW_CLUSTER_PORT", String.valueOf(freePort()));
+        values.put("GW_EVENTBUS_PORT", "0");
+        values.put("GW_RELAY_PORT", "0");
         values.put("GW_MEMORY_BUDGET_MB", "100000");
         values.putAll(settings);
         NodeConfig config = NodeConfig.from(new ConfigSource(values));

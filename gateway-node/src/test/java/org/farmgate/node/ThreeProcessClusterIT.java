@@ -17,6 +17,7 @@ import org.farmgate.model.Json;
 import org.farmgate.testkit.client.GatewayApi;
 import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.ClusterKeys;
 import org.farmgate.testkit.process.NodeProcess;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +36,8 @@ class ThreeProcessClusterIT {
         List<Integer> clusterPorts = List.of(TestNode.freePort(), TestNode.freePort(), TestNode.freePort());
         String members = String.join(",", clusterPorts.stream().map(p -> "127.0.0.1:" + p).toList());
         List<NodeProcess> nodes = new ArrayList<>();
+        Path keys = ClusterKeys.ensure(Path.of("target/cluster-keys-it").toAbsolutePath(),
+                List.of("proc-1", "proc-2", "proc-3"));
         try {
             int[] budgets = {1000, 2000, 1500};
             for (int i = 0; i < 3; i++) {
@@ -45,6 +48,9 @@ class ThreeProcessClusterIT {
                 env.put("GW_CLUSTER_PORT", String.valueOf(clusterPorts.get(i)));
                 env.put("GW_CLUSTER_MEMBERS", members);
                 env.put("GW_CLUSTER_HOST", "127.0.0.1");
+                env.put("GW_EVENTBUS_PORT", String.valueOf(TestNode.freePort()));
+                env.put("GW_RELAY_PORT", String.valueOf(TestNode.freePort()));
+                env.put("GW_CLUSTER_SECRETS_DIR", keys.toString());
                 env.put("GW_CLUSTER_NAME", "farmgate-it-" + clusterPorts.get(0));
                 env.put("GW_MEMORY_BUDGET_MB", String.valueOf(budgets[i]));
                 env.put("GW_COST_SSH_MB", "10");

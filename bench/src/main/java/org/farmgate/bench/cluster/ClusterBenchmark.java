@@ -9,23 +9,25 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.farmgate.bench.Args;
 import org.farmgate.bench.Stats;
 import org.farmgate.model.Json;
 import org.farmgate.testkit.client.StreamReader;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * The cluster's own costs, each beside its baseline in the same run:
@@ -37,40 +39,71 @@ import org.farmgate.testkit.process.NodeProcess;
  * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.cluster.ClusterBenchmark [--clients 100]
  * [--seconds 10] [--think-ms 1000] [--rounds 5] [--phases create,relay]}
  */
-public final class ClusterBenchmark {
+@Command(name = "cluster", mixinStandardHelpOptions = true, description = "The cluster's own costs.")
+public final class ClusterBenchmark implements Callable<Integer> {
 
     private static final String CREATE = "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"x\"}";
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = Args.parse(args);
-        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
-        int clients = Integer.parseInt(options.getOrDefault("clients", "100"));
-        int seconds = Integer.parseInt(options.getOrDefault("seconds", "10"));
-        int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
-        List<String> phases = List.of(options.getOrDefault("phases", "create,relay").split(","));
+    @Option(names = "--node-jar", paramLabel = "PATH", description = "the node jar; default: this JVM's class path")
+    private String nodeJar;
+    @Option(names = "--clients", defaultValue = "100", description = "concurrent clients creating sessions")
+    private int clients;
+    @Option(names = "--seconds", defaultValue = "10", description = "measuring time of each setup")
+    private int seconds;
+    @Option(names = "--think-ms", defaultValue = "1000", description = "the longest a client keeps its session")
+    private long thinkMs;
+    @Option(names = "--rounds", defaultValue = "5", description = "rounds of the relay phase")
+    private int rounds;
+    @Option(names = "--phases", defaultValue = "create,relay", split = ",", description = "create, relay or both")
+    private List<String> phases;
+    @Option(names = "--security", defaultValue = "secure", split = ",", description = "secure (mutual TLS, sealed "
+            + "records), insecure (GW_CLUSTER_INSECURE), or both, measured one after the other in the same run")
+    private List<String> security;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ClusterBenchmark()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(nodeJar);
         Map<String, String> env = Map.of("GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000",
                 "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB", "100000");
         if (phases.contains("create")) {
-            long think = Long.parseLong(options.getOrDefault("think-ms", "1000"));
             System.out.printf("%nSession creation: %d concurrent clients, each keeping its session up to %d ms, then"
-                    + " deleting it and creating the next; %d s%n", clients, think, seconds);
+                    + " deleting it and creating the next; %d s%n", clients, thinkMs, seconds);
             System.out.printf("%-22s %10s %9s %9s %9s %9s%n", "setup", "creates/s", "p50 ms", "p95 ms", "p99 ms",
                     "errors");
             try (LocalCluster one = LocalCluster.start(jar, 1, null, new SyntheticGuacdOptions(),
                     LocalCluster.Balancing.NONE, Map.of("GW_CLUSTER_ENABLED", "false", "GW_MAX_SESSIONS", "5000",
                             "GW_MAX_SESSIONS_PER_USER", "5000", "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB",
                             "100000"))) {
-                creates("1 node, no cluster", urls(one), clients, seconds, think);
+                creates("1 node, no cluster", urls(one), clients, seconds, thinkMs);
             }
-            try (LocalCluster three = LocalCluster.start(jar, 3, null, new SyntheticGuacdOptions(),
-                    LocalCluster.Balancing.NONE, env)) {
-                creates("3 nodes, Hazelcast", urls(three), clients, seconds, think);
+            for (String mode : security) {
+                try (LocalCluster three = LocalCluster.start(jar, 3, null, new SyntheticGuacdOptions(),
+                        LocalCluster.Balancing.NONE, withSecurity(env, mode))) {
+                    creates("3 nodes, " + mode, urls(three), clients, seconds, thinkMs);
+                }
             }
         }
         if (phases.contains("relay")) {
-            relay(jar, rounds, Math.max(3, seconds / 2), env);
+            for (String mode : security) {
+                System.out.printf("%nrelay, cluster %s", mode);
+                relay(jar, rounds, Math.max(3, seconds / 2), withSecurity(env, mode));
+            }
         }
-        System.exit(0);
+        return 0;
+    }
+
+    private static Map<String, String> withSecurity(Map<String, String> env, String mode) {
+        if (!mode.equals("secure") && !mode.equals("insecure")) {
+            throw new CommandLine.ParameterException(new CommandLine(new ClusterBenchmark()),
+                    "--security takes secure and/or insecure, not '" + mode + "'");
+        }
+        Map<String, String> out = new java.util.HashMap<>(env);
+        out.put("GW_CLUSTER_INSECURE", String.valueOf(mode.equals("insecure")));
+        return out;
     }
 
     private static List<String> urls(LocalCluster cluster) {
@@ -124,10 +157,10 @@ public final class ClusterBenchmark {
         }
         pool.shutdown();
         io.shutdown();
-        long[] sorted = all.stream().mapToLong(Long::longValue).sorted().toArray();
-        System.out.printf(Locale.ROOT, "%-22s %10.0f %9.1f %9.1f %9.1f %9d%n", label, sorted.length / (double) seconds,
-                Stats.percentile(sorted, 50) / 1e6, Stats.percentile(sorted, 95) / 1e6,
-                Stats.percentile(sorted, 99) / 1e6, errors.get());
+        long[] samples = all.stream().mapToLong(Long::longValue).toArray();
+        System.out.printf(Locale.ROOT, "%-22s %10.0f %9.1f %9.1f %9.1f %9d%n", label, samples.length / (double) seconds,
+                Stats.percentile(samples, 50) / 1e6, Stats.percentile(samples, 95) / 1e6,
+                Stats.percentile(samples, 99) / 1e6, errors.get());
     }
 
     /** Two nodes, each in front of a guacd that floods; the same kind of session read via its owner and via the other. */

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.farmgate.testkit.client.GatewayApi;
 import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.process.ClusterKeys;
 import org.farmgate.testkit.process.NodeProcess;
 
 /**
@@ -49,6 +50,15 @@ public final class LocalCluster implements AutoCloseable {
                 clusterPorts.add(NodeProcess.freePort());
             }
             String members = String.join(",", clusterPorts.stream().map(port -> "127.0.0.1:" + port).toList());
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                ids.add("node-" + (i + 1));
+            }
+            // A secured cluster, as a user following the README runs it, unless the caller asks for an insecure one
+            // (GW_CLUSTER_INSECURE=true in env): keys from bin/farmgate-keys, made once per set of node names.
+            boolean insecure = Boolean.parseBoolean(env.getOrDefault("GW_CLUSTER_INSECURE", "false"));
+            Path keys = insecure ? null : ClusterKeys.ensure(Path.of(System.getProperty("java.io.tmpdir"),
+                    "farmgate-local-cluster-keys"), ids);
             for (int i = 0; i < count; i++) {
                 String id = "node-" + (i + 1);
                 Map<String, String> nodeEnv = new HashMap<>();
@@ -72,6 +82,11 @@ public final class LocalCluster implements AutoCloseable {
                 nodeEnv.put("GW_CLUSTER_PORT", String.valueOf(clusterPorts.get(i)));
                 nodeEnv.put("GW_CLUSTER_MEMBERS", members);
                 nodeEnv.put("GW_CLUSTER_HOST", "127.0.0.1");
+                nodeEnv.put("GW_EVENTBUS_PORT", String.valueOf(NodeProcess.freePort()));
+                nodeEnv.put("GW_RELAY_PORT", String.valueOf(NodeProcess.freePort()));
+                if (keys != null) {
+                    nodeEnv.put("GW_CLUSTER_SECRETS_DIR", keys.toString());
+                }
                 nodeEnv.put("GW_CLUSTER_NAME", "farmgate-local-" + clusterPorts.get(0));
                 nodeEnv.put("GW_LOG_LEVEL", "WARN");
                 nodeEnv.putAll(env);

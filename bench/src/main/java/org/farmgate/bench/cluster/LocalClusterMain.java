@@ -1,12 +1,15 @@
 package org.farmgate.bench.cluster;
 
-import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import org.farmgate.bench.Args;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Starts a local cluster and either keeps it running until Ctrl-C or checks it through the load balancer:
@@ -15,49 +18,52 @@ import org.farmgate.testkit.process.NodeProcess;
  * [--env NAME=VALUE,NAME=VALUE...]}; {@code --env} adds node configuration (a higher
  * {@code GW_MAX_SESSIONS_PER_USER} for a load run, a {@code GW_ADDRESSBOOK_FILE}).
  */
-public final class LocalClusterMain {
+@Command(name = "local-cluster", mixinStandardHelpOptions = true, description = "A local cluster, until Ctrl-C.")
+public final class LocalClusterMain implements Callable<Integer> {
 
-    private LocalClusterMain() {
+    @Option(names = "--nodes", defaultValue = "3", description = "how many nodes")
+    private int count;
+    @Option(names = "--haproxy", defaultValue = "none", description = "none, round-robin or hint")
+    private String haproxy;
+    @Option(names = "--guacd", paramLabel = "HOST:PORT[,...]", description = "real guacds; default: synthetic ones")
+    private String guacd;
+    @Option(names = "--node-jar", paramLabel = "PATH", description = "the node jar; default: this JVM's class path")
+    private String nodeJar;
+    @Option(names = "--check", paramLabel = "SESSIONS", description = "check the balancer with this many, and stop")
+    private Integer check;
+    @Option(names = "--env", split = ",", paramLabel = "NAME=VALUE", description = "node configuration to add")
+    private Map<String, String> env = new HashMap<>();
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new LocalClusterMain()).execute(args));
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = Args.parse(args);
-        int count = Integer.parseInt(options.getOrDefault("nodes", "3"));
-        LocalCluster.Balancing balancing = LocalCluster.Balancing.valueOf(options.getOrDefault("haproxy", "none")
-                .toUpperCase(Locale.ROOT).replace('-', '_'));
-        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
-        SyntheticGuacdOptions guacd = new SyntheticGuacdOptions().stream(java.time.Duration.ofMillis(100), 4096)
+    @Override
+    public Integer call() throws Exception {
+        LocalCluster.Balancing balancing = LocalCluster.Balancing.valueOf(haproxy.toUpperCase(Locale.ROOT)
+                .replace('-', '_'));
+        SyntheticGuacdOptions synthetic = new SyntheticGuacdOptions().stream(java.time.Duration.ofMillis(100), 4096)
                 .echoKeys(true);
-        Map<String, String> env = new java.util.HashMap<>();
-        for (String pair : options.getOrDefault("env", "").split(",")) {
-            if (!pair.isBlank()) {
-                if (!pair.contains("=")) {
-                    throw new IllegalArgumentException("--env wants NAME=VALUE pairs, got '" + pair + "'");
-                }
-                env.put(pair.substring(0, pair.indexOf('=')).trim(), pair.substring(pair.indexOf('=') + 1));
-            }
-        }
-        LocalCluster cluster = LocalCluster.start(jar, count, options.get("guacd"), guacd, balancing, env);
+        LocalCluster cluster = LocalCluster.start(NodeProcess.Launch.jarOrOwnClassPath(nodeJar), count, guacd,
+                synthetic, balancing, env);
         System.out.println("cluster of " + count + " nodes is up; admin token " + LocalCluster.TOKEN);
         for (int i = 0; i < count; i++) {
             System.out.println("  " + cluster.nodeIds().get(i) + "  " + cluster.nodes().get(i).baseUrl());
         }
         System.out.println("  entry " + cluster.entryUrl() + (balancing == LocalCluster.Balancing.NONE ? ""
                 : " (haproxy, " + balancing.name().toLowerCase(Locale.ROOT).replace('_', '-') + ")"));
-        if (options.containsKey("check")) {
-            int status;
+        if (check != null) {
             try {
                 LoadBalancerCheck.Result result = LoadBalancerCheck.run(cluster.entryUrl(), LocalCluster.TOKEN,
-                        Integer.parseInt(options.get("check")), balancing == LocalCluster.Balancing.HINT,
+                        check, balancing == LocalCluster.Balancing.HINT,
                         cluster.haproxy() == null ? null : cluster.haproxy().log());
                 System.out.printf("%s: %d sessions, %d WebSockets attached, %d delivered to the owner, %d relayed "
                         + "by another node%n", balancing.name().toLowerCase(Locale.ROOT).replace('_', '-'),
                         result.sessions(), result.attached(), result.direct(), result.relayed());
-                status = result.attached() == result.sessions() ? 0 : 1;
+                return result.attached() == result.sessions() ? 0 : 1;
             } finally {
                 cluster.close();
             }
-            System.exit(status);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -69,5 +75,6 @@ public final class LocalClusterMain {
             stopped.countDown();
         }));
         stopped.await();
+        return 0;
     }
 }

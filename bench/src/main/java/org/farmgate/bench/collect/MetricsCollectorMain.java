@@ -1,7 +1,6 @@
 package org.farmgate.bench.collect;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,8 +10,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
-import org.farmgate.bench.Args;
+import org.apache.commons.csv.CSVPrinter;
+import org.farmgate.bench.Csv;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * Samples the gateway's and guacd's processes to CSV while a scenario runs: {@code java -cp
@@ -21,44 +28,55 @@ import org.farmgate.bench.Args;
  * (default: the node jar) get a row each; those matching {@code --sum} (default: guacd) one row together, PSS summed
  * as guacd's real cost. CPU is the share of one core used since the previous sample.
  */
-public final class MetricsCollectorMain {
+@Command(name = "metrics-collector", mixinStandardHelpOptions = true, description = "Samples processes to CSV.")
+public final class MetricsCollectorMain implements Callable<Integer> {
 
-    static final String HEADER = "time_s,label,processes,rss_mb,pss_mb,threads,fds,sockets,cpu_pct";
+    static final String[] HEADER = {"time_s", "label", "processes", "rss_mb", "pss_mb", "threads", "fds", "sockets",
+        "cpu_pct"};
 
-    private MetricsCollectorMain() {
+    @Spec
+    private CommandSpec spec;
+    @Option(names = "--each", defaultValue = "farmgate-node\\.jar", description = "a row per matching process")
+    private Pattern each;
+    @Option(names = "--sum", defaultValue = "(^|/)guacd( |$)", description = "one row for all matching processes")
+    private Pattern sum;
+    @Option(names = "--interval-ms", defaultValue = "1000", description = "time between samples, at least 100")
+    private long interval;
+    @Option(names = "--seconds", defaultValue = "60", description = "how long to sample, 1-86400")
+    private long seconds;
+    @Option(names = "--out", defaultValue = "metrics.csv", description = "the CSV to write")
+    private Path out;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new MetricsCollectorMain()).execute(args));
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = Args.parse(args);
-        Pattern each = Pattern.compile(options.getOrDefault("each", "farmgate-node\\.jar"));
-        Pattern sum = Pattern.compile(options.getOrDefault("sum", "(^|/)guacd( |$)"));
-        long interval = Long.parseLong(options.getOrDefault("interval-ms", "1000"));
-        long seconds = Long.parseLong(options.getOrDefault("seconds", "60"));
+    @Override
+    public Integer call() throws Exception {
         if (interval < 100 || seconds < 1 || seconds > 86_400) {
-            throw new IllegalArgumentException("--interval-ms must be at least 100 and --seconds 1-86400");
+            throw new ParameterException(spec.commandLine(),
+                    "--interval-ms must be at least 100 and --seconds 1-86400");
         }
-        Path out = Path.of(options.getOrDefault("out", "metrics.csv"));
         Path proc = Path.of("/proc");
         double ticksPerSecond = 100; // USER_HZ on every Linux this runs on
         Map<String, Long> lastTicks = new HashMap<>();
         long begin = System.nanoTime();
-        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out))) {
-            csv.println(HEADER);
+        try (CSVPrinter csv = Csv.write(out, HEADER)) {
             long next = begin;
             while (System.nanoTime() - begin < seconds * 1_000_000_000L) {
                 double t = (System.nanoTime() - begin) / 1e9;
-                for (String row : rows(proc, each, sum, t, interval / 1000.0 * ticksPerSecond, lastTicks)) {
-                    csv.println(row);
-                }
-                csv.flush();
+                csv.printRecords(rows(proc, each, sum, t, interval / 1000.0 * ticksPerSecond, lastTicks));
+                csv.flush(); // a row per sample as it comes, for a scenario that is cut short
                 next += interval * 1_000_000L;
                 Thread.sleep(Math.max(0, (next - System.nanoTime()) / 1_000_000));
             }
         }
         System.out.println("wrote " + out);
+        return 0;
     }
 
-    static List<String> rows(Path proc, Pattern each, Pattern sum, double t, double ticksPerInterval,
+    /** A row of {@link #HEADER} per group of processes. */
+    static List<List<String>> rows(Path proc, Pattern each, Pattern sum, double t, double ticksPerInterval,
             Map<String, Long> lastTicks) throws IOException {
         Map<String, List<ProcessSample>> groups = new TreeMap<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(proc, "[0-9]*")) {
@@ -74,16 +92,17 @@ public final class MetricsCollectorMain {
                 }
             }
         }
-        List<String> rows = new ArrayList<>();
+        List<List<String>> rows = new ArrayList<>();
         groups.forEach((label, samples) -> {
             long ticks = samples.stream().mapToLong(ProcessSample::cpuTicks).sum();
             Long previous = lastTicks.put(label, ticks);
             double cpu = previous == null ? 0 : Math.max(0, ticks - previous) * 100.0 / ticksPerInterval;
-            rows.add(String.format(Locale.ROOT, "%.1f,%s,%d,%s,%s,%d,%d,%d,%.1f", t, label, samples.size(),
+            rows.add(List.of(String.format(Locale.ROOT, "%.1f", t), label, String.valueOf(samples.size()),
                     megabytes(samples, ProcessSample::rssKb), megabytes(samples, ProcessSample::pssKb),
-                    samples.stream().mapToInt(ProcessSample::threads).sum(),
-                    samples.stream().mapToInt(ProcessSample::fds).sum(),
-                    samples.stream().mapToInt(ProcessSample::sockets).sum(), cpu));
+                    String.valueOf(samples.stream().mapToInt(ProcessSample::threads).sum()),
+                    String.valueOf(samples.stream().mapToInt(ProcessSample::fds).sum()),
+                    String.valueOf(samples.stream().mapToInt(ProcessSample::sockets).sum()),
+                    String.format(Locale.ROOT, "%.1f", cpu)));
         });
         return rows;
     }

@@ -11,15 +11,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.farmgate.bench.Args;
 import org.farmgate.bench.node.ProcessProbe;
 import org.farmgate.testkit.client.GatewayApi;
 import org.farmgate.testkit.client.StreamReader;
 import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * What an attached but idle session costs the node: heap after a full GC, native memory (NMT, direct buffers
@@ -31,33 +34,38 @@ import org.farmgate.testkit.process.NodeProcess;
  * <p>{@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.idle.IdleSessionsBenchmark
  * [--node-jar PATH] [--counts 1,100,1000]}
  */
-public final class IdleSessionsBenchmark {
+@Command(name = "idle-sessions", mixinStandardHelpOptions = true, description = "What an idle session costs a node.")
+public final class IdleSessionsBenchmark implements Callable<Integer> {
 
     private static final String TOKEN = "bench-admin-token-0123456789abcdef";
     private static final String SESSION = "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"bench\"}";
+
+    @Option(names = "--node-jar", paramLabel = "PATH", description = "the node jar; default: this JVM's class path")
+    private String nodeJar;
+    @Option(names = "--counts", defaultValue = "1,100,1000", split = "\\s*,\\s*", description = "session counts")
+    private List<Integer> counts;
 
     private final Vertx guacdSide = Vertx.vertx();
     private final Vertx clientSide = Vertx.vertx();
     private final List<WebSocket> sockets = new ArrayList<>();
     private long tick;
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = Args.parse(args);
-        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
-        List<Integer> counts = new ArrayList<>();
-        for (String count : options.getOrDefault("counts", "1,100,1000").split(",")) {
-            counts.add(Integer.parseInt(count.trim()));
-        }
-        IdleSessionsBenchmark bench = new IdleSessionsBenchmark();
-        try {
-            bench.run(jar, counts);
-        } finally {
-            bench.clientSide.close().await(10, TimeUnit.SECONDS);
-            bench.guacdSide.close().await(10, TimeUnit.SECONDS);
-        }
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new IdleSessionsBenchmark()).execute(args));
     }
 
-    private void run(NodeProcess.Launch jar, List<Integer> counts) throws Exception {
+    @Override
+    public Integer call() throws Exception {
+        try {
+            run(NodeProcess.Launch.jarOrOwnClassPath(nodeJar));
+        } finally {
+            clientSide.close().await(10, TimeUnit.SECONDS);
+            guacdSide.close().await(10, TimeUnit.SECONDS);
+        }
+        return 0;
+    }
+
+    private void run(NodeProcess.Launch jar) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(guacdSide, "127.0.0.1", 0, new SyntheticGuacdOptions(), false)
                 .await(10, TimeUnit.SECONDS);
         Path log = Files.createTempFile("farmgate-bench-node", ".log");

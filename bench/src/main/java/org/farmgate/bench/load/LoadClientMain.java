@@ -1,8 +1,13 @@
 package org.farmgate.bench.load;
 
 import java.nio.file.Path;
-import java.util.Map;
-import org.farmgate.bench.Args;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * The Guacamole load client: {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.load.LoadClientMain
@@ -10,19 +15,25 @@ import org.farmgate.bench.Args;
  * --target-password P] [--sessions N] [--ramp-secs S] [--hold-secs S] [--mouse-hz N] [--keys-hz N] [--ping-hz N]
  * [--grace-secs S] [--csv FILE] [--json FILE]}. Exits 1 when any session failed.
  */
-public final class LoadClientMain {
+@Command(name = "load-client", mixinStandardHelpOptions = true, description = "The Guacamole load client.")
+public final class LoadClientMain implements Callable<Integer> {
 
-    private LoadClientMain() {
+    @Spec
+    private CommandSpec spec;
+    @Mixin
+    private LoadOptions.Flags flags;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new LoadClientMain()).execute(args));
     }
 
-    public static void main(String[] args) throws Exception {
+    @Override
+    public Integer call() throws Exception {
         LoadOptions options;
         try {
-            options = LoadOptions.parse(Args.parse(args));
+            options = flags.options();
         } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
-            return;
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
         LoadReport report = LoadRun.run(options, System.out);
         report.print(System.out);
@@ -32,6 +43,6 @@ public final class LoadClientMain {
         if (options.json() != null) {
             report.writeJson(Path.of(options.json()));
         }
-        System.exit(report.failures() == 0 ? 0 : 1);
+        return report.failures() == 0 ? 0 : 1;
     }
 }

@@ -2,10 +2,14 @@ package org.farmgate.bench.load;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.farmgate.model.Json;
 import org.farmgate.model.Protocol;
+import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * One load run: where, how many sessions, how fast they come, how long they stay, what the user does meanwhile.
@@ -27,28 +31,66 @@ public record LoadOptions(List<String> baseUrls, String token, Protocol protocol
         }
     }
 
-    public static LoadOptions parse(Map<String, String> o) {
-        String token = o.getOrDefault("token", System.getenv("API_KEY"));
-        if (token == null) {
-            throw new IllegalArgumentException("--token (or API_KEY in the environment) is required");
+    /** @throws IllegalArgumentException naming the option whose value is wrong, or the unknown option */
+    public static LoadOptions parse(String... args) {
+        Flags flags = new Flags();
+        try {
+            new CommandLine(flags).parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
         }
-        return new LoadOptions(
-                Arrays.stream(o.getOrDefault("base-url", "http://127.0.0.1:8080").split(",")).map(String::trim)
-                        .map(u -> u.replaceAll("/+$", "")).toList(),
-                token, Protocol.parse(o.getOrDefault("protocol", "ssh")), o.getOrDefault("target-host", "127.0.0.1"),
-                Integer.parseInt(o.getOrDefault("target-port", "22")), o.getOrDefault("target-user", "bench"),
-                o.getOrDefault("target-password", "bench"), Integer.parseInt(o.getOrDefault("sessions", "10")),
-                Duration.ofMillis((long) (Double.parseDouble(o.getOrDefault("ramp-secs", "5")) * 1000)),
-                Duration.ofMillis((long) (Double.parseDouble(o.getOrDefault("hold-secs", "10")) * 1000)),
-                Double.parseDouble(o.getOrDefault("mouse-hz", "10")), Double.parseDouble(o.getOrDefault("keys-hz", "2")),
-                Double.parseDouble(o.getOrDefault("ping-hz", "1")),
-                Duration.ofSeconds(Long.parseLong(o.getOrDefault("grace-secs", "30"))), o.get("csv"), o.get("json"));
+        return flags.options();
+    }
+
+    /** The command line of a run, as {@link LoadClientMain} takes it. */
+    static final class Flags {
+
+        @Option(names = "--base-url", defaultValue = "http://127.0.0.1:8080", description = "URL[,URL...], in turn")
+        private String baseUrls;
+        @Option(names = "--token", defaultValue = "${env:API_KEY}", description = "API key; default: $API_KEY")
+        private String token;
+        @Option(names = "--protocol", defaultValue = "ssh", description = "ssh, rdp or vnc") private String protocol;
+        @Option(names = "--target-host", defaultValue = "127.0.0.1", description = "the console host guacd reaches")
+        private String targetHost;
+        @Option(names = "--target-port", defaultValue = "22", description = "the console's port")
+        private int targetPort;
+        @Option(names = "--target-user", defaultValue = "bench", description = "the console's user")
+        private String username;
+        @Option(names = "--target-password", defaultValue = "bench", description = "the console's password")
+        private String password;
+        @Option(names = "--sessions", defaultValue = "10", description = "virtual users, one session each")
+        private int sessions;
+        @Option(names = "--ramp-secs", defaultValue = "5", description = "over which the users start, evenly")
+        private double rampSecs;
+        @Option(names = "--hold-secs", defaultValue = "10", description = "how long each user keeps its session")
+        private double holdSecs;
+        @Option(names = "--mouse-hz", defaultValue = "10", description = "mouse moves per second per user")
+        private double mouseHz;
+        @Option(names = "--keys-hz", defaultValue = "2", description = "key strokes per second per user")
+        private double keysHz;
+        @Option(names = "--ping-hz", defaultValue = "1", description = "tunnel pings per second per user")
+        private double pingHz;
+        @Option(names = "--grace-secs", defaultValue = "30", description = "how long past ramp + hold to wait")
+        private long graceSecs;
+        @Option(names = "--csv", description = "a row per session into this file") private String csv;
+        @Option(names = "--json", description = "the summary into this file") private String json;
+
+        LoadOptions options() {
+            if (token == null) {
+                throw new IllegalArgumentException("--token (or API_KEY in the environment) is required");
+            }
+            return new LoadOptions(Arrays.stream(baseUrls.split(",")).map(String::trim)
+                    .map(u -> u.replaceAll("/+$", "")).toList(), token, Protocol.parse(protocol), targetHost,
+                    targetPort, username, password, sessions, Duration.ofMillis((long) (rampSecs * 1000)),
+                    Duration.ofMillis((long) (holdSecs * 1000)), mouseHz, keysHz, pingHz, Duration.ofSeconds(graceSecs),
+                    csv, json);
+        }
     }
 
     /** The API body of one session; the same for every virtual user. */
     String sessionBody(int width, int height) {
-        Map<String, Object> body = new java.util.LinkedHashMap<>();
-        body.put("session_type", protocol.name().toLowerCase(java.util.Locale.ROOT));
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("session_type", protocol.name().toLowerCase(Locale.ROOT));
         body.put("hostname", targetHost);
         body.put("port", targetPort);
         body.put("username", username);

@@ -2,10 +2,7 @@ package org.farmgate.bench.load;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -13,6 +10,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.apache.commons.csv.CSVPrinter;
+import org.farmgate.bench.Csv;
 import org.farmgate.bench.Stats;
 import org.farmgate.model.Json;
 
@@ -37,11 +36,9 @@ public final class LoadReport {
         return records.stream().filter(r -> !r.ok).count();
     }
 
-    /** The p-th percentile (nearest rank) of one metric over the sessions that reached it; NaN when none did. */
+    /** The p-th percentile of one metric over the sessions that reached it; NaN when none did. */
     public double percentile(String metric, double p) {
-        double[] values = values(metric);
-        Arrays.sort(values);
-        return Stats.percentile(values, p);
+        return Stats.percentile(values(metric), p);
     }
 
     private double[] values(String metric) {
@@ -83,20 +80,23 @@ public final class LoadReport {
     }
 
     public void writeCsv(Path file) throws IOException {
-        List<String> lines = new ArrayList<>();
-        lines.add("index,node,session_id,ok,create_ms,attach_ms,first_frame_ms,input_p50_ms,ping_p50_ms,bytes,"
-                + "instructions,syncs,inputs,failure");
-        for (SessionRecord r : records) {
-            lines.add(String.format(Locale.ROOT, "%d,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,\"%s\"", r.index,
-                    r.node, r.sessionId, r.ok, r.createMs, r.attachMs, r.firstFrameMs, median(r.inputMs),
-                    median(r.pingMs), r.bytes, r.instructions, r.syncs, r.inputs, r.failure.replace("\"", "\"\"")));
+        try (CSVPrinter csv = Csv.write(file, "index", "node", "session_id", "ok", "create_ms", "attach_ms",
+                "first_frame_ms", "input_p50_ms", "ping_p50_ms", "bytes", "instructions", "syncs", "inputs",
+                "failure")) {
+            for (SessionRecord r : records) {
+                csv.printRecord(r.index, r.node, r.sessionId, r.ok, ms(r.createMs), ms(r.attachMs), ms(r.firstFrameMs),
+                        ms(p50(r.inputMs)), ms(p50(r.pingMs)), r.bytes, r.instructions, r.syncs, r.inputs, r.failure);
+            }
         }
-        Files.write(file, lines);
     }
 
-    private static double median(List<Double> values) {
-        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        return sorted.length == 0 ? -1 : sorted[(sorted.length - 1) / 2];
+    /** -1 when there was none, as for a step the session never reached. */
+    private static double p50(List<Double> values) {
+        return values.isEmpty() ? -1 : Stats.percentile(values.stream().mapToDouble(Double::doubleValue).toArray(), 50);
+    }
+
+    private static String ms(double value) {
+        return String.format(Locale.ROOT, "%.3f", value);
     }
 
     public void writeJson(Path file) throws IOException {

@@ -1,13 +1,17 @@
 package org.farmgate.bench.plot;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.farmgate.bench.Args;
+import java.util.concurrent.Callable;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVRecord;
+import org.farmgate.bench.Csv;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Draws a CSV the bench tools wrote: {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.plot.PlotMain
@@ -15,48 +19,51 @@ import org.farmgate.bench.Args;
  * One line per y column, or per value of the series column (memory per node over time: {@code --x time_s --y pss_mb
  * --series label}).
  */
-public final class PlotMain {
+@Command(name = "plot", mixinStandardHelpOptions = true, description = "Draws a CSV the bench tools wrote as a PNG.")
+public final class PlotMain implements Callable<Integer> {
 
-    private PlotMain() {
+    @Option(names = "--csv", required = true, description = "the CSV, with a header row")
+    private Path csv;
+    @Option(names = "--x", required = true, description = "the x column")
+    private String x;
+    @Option(names = "--y", required = true, split = ",", description = "the y columns, a line each")
+    private List<String> ys;
+    @Option(names = "--series", description = "a column each of whose values is a line of its own")
+    private String seriesColumn;
+    @Option(names = "--title", description = "default: the y columns by the x column")
+    private String title;
+    @Option(names = "--xlabel", description = "default: the x column")
+    private String xLabel;
+    @Option(names = "--ylabel", description = "default: the y columns")
+    private String yLabel;
+    @Option(names = "--out", required = true, description = "the PNG to write")
+    private Path out;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new PlotMain()).execute(args));
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> o = Args.parse(args);
-        for (String required : List.of("csv", "x", "y", "out")) {
-            if (!o.containsKey(required)) {
-                System.err.println("--" + required + " is required");
-                System.exit(2);
-            }
-        }
-        List<String> lines = Files.readAllLines(Path.of(o.get("csv")));
-        List<String> header = Arrays.asList(lines.get(0).split(","));
-        int x = column(header, o.get("x"));
-        int seriesColumn = o.containsKey("series") ? column(header, o.get("series")) : -1;
-        String[] ys = o.get("y").split(",");
+    @Override
+    public Integer call() throws Exception {
         Map<String, List<double[]>> series = new LinkedHashMap<>();
-        for (String line : lines.subList(1, lines.size())) {
-            String[] cells = line.split(",", -1);
-            for (String y : ys) {
-                String name = seriesColumn >= 0 ? cells[seriesColumn] + (ys.length > 1 ? " " + y : "") : y;
-                series.computeIfAbsent(name, k -> new ArrayList<>()).add(new double[] {
-                    Double.parseDouble(cells[x]), Double.parseDouble(cells[column(header, y)])});
+        try (CSVParser rows = Csv.read(csv)) {
+            for (CSVRecord row : rows) {
+                for (String y : ys) {
+                    String name = seriesColumn == null ? y : row.get(seriesColumn) + (ys.size() > 1 ? " " + y : "");
+                    series.computeIfAbsent(name, k -> new ArrayList<>()).add(new double[] {
+                        Double.parseDouble(row.get(x)), Double.parseDouble(row.get(y))});
+                }
             }
         }
-        LineChart chart = new LineChart(o.getOrDefault("title", String.join(", ", ys) + " by " + o.get("x")),
-                o.getOrDefault("xlabel", o.get("x")), o.getOrDefault("ylabel", String.join(", ", ys)));
+        String yNames = String.join(", ", ys);
+        LineChart chart = new LineChart(title != null ? title : yNames + " by " + x, xLabel != null ? xLabel : x,
+                yLabel != null ? yLabel : yNames);
         series.forEach((name, points) -> {
             points.sort((a, b) -> Double.compare(a[0], b[0]));
             chart.add(new LineChart.Series(name, points));
         });
-        chart.write(Path.of(o.get("out")));
-        System.out.println("wrote " + o.get("out"));
-    }
-
-    private static int column(List<String> header, String name) {
-        int index = header.indexOf(name);
-        if (index < 0) {
-            throw new IllegalArgumentException("no column '" + name + "' in " + header);
-        }
-        return index;
+        chart.write(out);
+        System.out.println("wrote " + out);
+        return 0;
     }
 }

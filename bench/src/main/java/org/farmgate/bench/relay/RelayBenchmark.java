@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import org.farmgate.bench.Args;
+import org.apache.commons.csv.CSVPrinter;
+import org.farmgate.bench.Csv;
 import org.farmgate.bench.Stats;
 import org.farmgate.bench.client.DirectGuacd;
 import org.farmgate.bench.node.CpuClock;
@@ -24,6 +26,9 @@ import org.farmgate.testkit.client.StreamReader;
 import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Relay throughput and latency of one node, side by side with a client reading the same synthetic guacd directly,
@@ -39,46 +44,62 @@ import org.farmgate.testkit.process.NodeProcess;
  * <p>The sweep phase sets latency against concurrency for three paths to the same guacd: direct, through the node,
  * and through guacamole-lite (when {@code bench/scripts/guacamole-lite.sh} has installed it), and draws it.
  */
-public final class RelayBenchmark {
+@Command(name = "relay", mixinStandardHelpOptions = true, description = "Relay throughput and latency of one node.")
+public final class RelayBenchmark implements Callable<Integer> {
 
     private static final String TOKEN = "bench-admin-token-0123456789abcdef";
     private static final String SESSION = "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"bench\"}";
+
+    @Option(names = "--node-jar", paramLabel = "PATH", description = "the node jar; default: this JVM's class path")
+    private String nodeJar;
+    @Option(names = "--rounds", defaultValue = "5", description = "rounds per phase")
+    private int rounds;
+    @Option(names = "--seconds", defaultValue = "5", description = "measuring time per round and path")
+    private int seconds;
+    @Option(names = "--frame-bytes", defaultValue = "48384", description = "bytes per frame: 8 guacd blobs of 6048")
+    private int frameBytes;
+    @Option(names = "--sessions", defaultValue = "100", description = "sessions of the concurrent phase")
+    private int sessions;
+    @Option(names = "--phases", defaultValue = "throughput,latency,concurrent", split = ",",
+            description = "which of throughput, latency, concurrent and sweep to run")
+    private List<String> phases;
+    @Option(names = "--levels", defaultValue = "10,25,50,100,200", split = "\\s*,\\s*", description = "sweep sizes")
+    private List<Integer> levels;
+    @Option(names = "--out-dir", defaultValue = "bench/target/results", description = "for the sweep's CSV and PNG")
+    private Path outDir;
 
     /** guacd's side and the client's side on separate event loops, as they would be in separate processes. */
     private final Vertx vertx = Vertx.vertx();
     private final Vertx clients = Vertx.vertx();
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = Args.parse(args);
-        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
-        int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
-        int seconds = Integer.parseInt(options.getOrDefault("seconds", "5"));
-        int frameBytes = Integer.parseInt(options.getOrDefault("frame-bytes", String.valueOf(8 * 6048)));
-        int sessions = Integer.parseInt(options.getOrDefault("sessions", "100"));
-        List<String> phases = List.of(options.getOrDefault("phases", "throughput,latency,concurrent").split(","));
-        RelayBenchmark bench = new RelayBenchmark();
-        try {
-            if (phases.contains("throughput")) {
-                bench.throughput(jar, rounds, seconds, frameBytes);
-            }
-            if (phases.contains("latency")) {
-                bench.latency(jar, rounds, seconds);
-            }
-            if (phases.contains("concurrent")) {
-                bench.concurrent(jar, rounds, seconds, sessions);
-            }
-            if (phases.contains("sweep")) {
-                bench.sweep(jar, java.util.Arrays.stream(options.getOrDefault("levels", "10,25,50,100,200").split(","))
-                        .map(String::trim).map(Integer::parseInt).toList(), seconds,
-                        Path.of(options.getOrDefault("out-dir", "bench/target/results")));
-            }
-        } finally {
-            bench.vertx.close().await(10, TimeUnit.SECONDS);
-            bench.clients.close().await(10, TimeUnit.SECONDS);
-        }
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new RelayBenchmark()).execute(args));
     }
 
-    private void throughput(NodeProcess.Launch jar, int rounds, int seconds, int frameBytes) throws Exception {
+    @Override
+    public Integer call() throws Exception {
+        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(nodeJar);
+        try {
+            if (phases.contains("throughput")) {
+                throughput(jar);
+            }
+            if (phases.contains("latency")) {
+                latency(jar);
+            }
+            if (phases.contains("concurrent")) {
+                concurrent(jar);
+            }
+            if (phases.contains("sweep")) {
+                sweep(jar);
+            }
+        } finally {
+            vertx.close().await(10, TimeUnit.SECONDS);
+            clients.close().await(10, TimeUnit.SECONDS);
+        }
+        return 0;
+    }
+
+    private void throughput(NodeProcess.Launch jar) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
                 new SyntheticGuacdOptions().flood(frameBytes).idleTimeout(Duration.ZERO), false)
                 .await(10, TimeUnit.SECONDS);
@@ -111,7 +132,7 @@ public final class RelayBenchmark {
         }
     }
 
-    private void latency(NodeProcess.Launch jar, int rounds, int seconds) throws Exception {
+    private void latency(NodeProcess.Launch jar) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
                 new SyntheticGuacdOptions().stream(Duration.ofMillis(20), 2048), false).await(10, TimeUnit.SECONDS);
         try (NodeProcess node = startNode(jar, guacd.port()); TcpProxyProcess proxy = proxy(guacd.port())) {
@@ -154,7 +175,7 @@ public final class RelayBenchmark {
      * Many sessions at a realistic pace: each gets a 16 KB frame every 50 ms (320 KB/s, about twice what an active
      * RDP or SSH session was measured to send), every client answering every sync.
      */
-    private void concurrent(NodeProcess.Launch jar, int rounds, int seconds, int sessions) throws Exception {
+    private void concurrent(NodeProcess.Launch jar) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
                 new SyntheticGuacdOptions().stream(Duration.ofMillis(50), 16 * 1024), false)
                 .await(10, TimeUnit.SECONDS);
@@ -187,7 +208,7 @@ public final class RelayBenchmark {
      * Latency against concurrency, at the realistic pace of {@link #concurrent}: at each level the same number of
      * sessions direct, through the node and through guacamole-lite, one after the other; guacd times every sync.
      */
-    private void sweep(NodeProcess.Launch jar, List<Integer> levels, int seconds, Path outDir) throws Exception {
+    private void sweep(NodeProcess.Launch jar) throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
                 new SyntheticGuacdOptions().stream(Duration.ofMillis(50), 16 * 1024), false)
                 .await(10, TimeUnit.SECONDS);
@@ -199,38 +220,37 @@ public final class RelayBenchmark {
                     + "%s%n", lite == null ? " (guacamole-lite not installed: bench/scripts/guacamole-lite.sh)" : "");
             System.out.printf("%-9s %-15s %10s %12s %12s %12s %12s%n", "sessions", "path", "MB/s", "sync p50 ms",
                     "sync p95 ms", "sync p99 ms", "relay CPU %");
-            List<String> csv = new java.util.ArrayList<>(List.of(
-                    "sessions,path,mb_per_s,sync_p50_ms,sync_p95_ms,sync_p99_ms,relay_cpu_pct"));
             Map<String, List<double[]>> p95 = new java.util.LinkedHashMap<>();
             measureMany(10, 3, -1, () -> openRelay(node, true)); // warm-up of the node's JIT, unreported
             if (lite != null) {
                 measureMany(10, 3, -1, () -> openLite(lite, true));
             }
-            for (int level : levels) {
-                Map<String, Opener> paths = new java.util.LinkedHashMap<>();
-                paths.put("direct", () -> openDirect(guacd.port(), true));
-                paths.put("farmgate", () -> openRelay(node, true));
-                if (lite != null) {
-                    paths.put("guacamole-lite", () -> openLite(lite, true));
-                }
-                for (Map.Entry<String, Opener> path : paths.entrySet()) {
-                    long pid = path.getKey().equals("farmgate") ? node.pid()
-                            : path.getKey().equals("guacamole-lite") ? lite.pid() : -1;
-                    guacd.syncRoundTrips().drainSorted();
-                    Window window = measureMany(level, seconds, pid, path.getValue());
-                    long[] syncs = guacd.syncRoundTrips().drainSorted();
-                    String row = String.format(Locale.ROOT, "%d,%s,%.2f,%.3f,%.3f,%.3f,%.1f", level, path.getKey(),
-                            window.megabytesPerSecond(), Stats.percentile(syncs, 50) / 1e6,
-                            Stats.percentile(syncs, 95) / 1e6, Stats.percentile(syncs, 99) / 1e6,
-                            pid < 0 ? 0 : window.nodeCpuPercent());
-                    csv.add(row);
-                    String[] cells = row.split(",");
-                    System.out.printf(Locale.ROOT, "%-9s %-15s %10s %12s %12s %12s %12s%n", (Object[]) cells);
-                    p95.computeIfAbsent(path.getKey(), k -> new java.util.ArrayList<>())
-                            .add(new double[] {level, Double.parseDouble(cells[4])});
+            try (CSVPrinter csv = Csv.write(outDir.resolve("latency-sweep.csv"), "sessions", "path", "mb_per_s",
+                    "sync_p50_ms", "sync_p95_ms", "sync_p99_ms", "relay_cpu_pct")) {
+                for (int level : levels) {
+                    Map<String, Opener> paths = new java.util.LinkedHashMap<>();
+                    paths.put("direct", () -> openDirect(guacd.port(), true));
+                    paths.put("farmgate", () -> openRelay(node, true));
+                    if (lite != null) {
+                        paths.put("guacamole-lite", () -> openLite(lite, true));
+                    }
+                    for (Map.Entry<String, Opener> path : paths.entrySet()) {
+                        long pid = path.getKey().equals("farmgate") ? node.pid()
+                                : path.getKey().equals("guacamole-lite") ? lite.pid() : -1;
+                        guacd.syncRoundTrips().drainSorted();
+                        Window window = measureMany(level, seconds, pid, path.getValue());
+                        long[] syncs = guacd.syncRoundTrips().drainSorted();
+                        List<String> cells = List.of(String.valueOf(level), path.getKey(),
+                                String.format(Locale.ROOT, "%.2f", window.megabytesPerSecond()), ms(syncs, 50),
+                                ms(syncs, 95), ms(syncs, 99),
+                                String.format(Locale.ROOT, "%.1f", pid < 0 ? 0 : window.nodeCpuPercent()));
+                        csv.printRecord(cells);
+                        System.out.printf("%-9s %-15s %10s %12s %12s %12s %12s%n", cells.toArray());
+                        p95.computeIfAbsent(path.getKey(), k -> new java.util.ArrayList<>())
+                                .add(new double[] {level, Double.parseDouble(cells.get(4))});
+                    }
                 }
             }
-            Files.write(outDir.resolve("latency-sweep.csv"), csv);
             LineChart chart = new LineChart("Sync round trip p95 against concurrent sessions",
                     "concurrent sessions (16 KB every 50 ms each)", "sync p95 (ms)");
             p95.forEach((name, points) -> chart.add(new LineChart.Series(name, points)));
@@ -352,6 +372,11 @@ public final class RelayBenchmark {
 
     private static double us(long nanos) {
         return nanos / 1000.0;
+    }
+
+    /** The sweep's figure: a percentile of the syncs' round trips, in milliseconds, as printed and written. */
+    private static String ms(long[] syncs, double p) {
+        return String.format(Locale.ROOT, "%.3f", Stats.percentile(syncs, p) / 1e6);
     }
 
     /** One stream read directly from guacd; answering syncs when {@code answering} is set. */

@@ -5,17 +5,19 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import org.farmgate.bench.Args;
 import org.farmgate.bench.Stats;
 import org.farmgate.bench.cluster.LocalCluster;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
 import org.farmgate.testkit.vault.SyntheticVault;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * GET /api/addressbook against a Vault whose every answer costs a fixed added latency (the field measured about
@@ -24,29 +26,42 @@ import org.farmgate.testkit.vault.SyntheticVault;
  * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.vault.AddressBookBenchmark [--latency-ms 2.3]
  * [--sizes 182,982] [--warm-requests 300] [--parallelism 32]}
  */
-public final class AddressBookBenchmark {
+@Command(name = "address-book", mixinStandardHelpOptions = true, description = "The address book on a slow Vault.")
+public final class AddressBookBenchmark implements Callable<Integer> {
 
     /** Writes through the API, each followed by the full reload that makes it visible everywhere. */
     private static final int REFRESHES = 7;
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = Args.parse(args);
-        double latencyMs = Double.parseDouble(options.getOrDefault("latency-ms", "2.3"));
-        int warm = Integer.parseInt(options.getOrDefault("warm-requests", "300"));
-        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(options.get("node-jar"));
-        String parallelism = options.getOrDefault("parallelism", "32");
-        System.out.printf(Locale.ROOT, "%nAddress book on a Vault adding %.1f ms per call; nodes read %s calls at once%n",
+    @Option(names = "--latency-ms", defaultValue = "2.3", description = "what every Vault answer costs")
+    private double latencyMs;
+    @Option(names = "--sizes", defaultValue = "182,982", split = "\\s*,\\s*", description = "book sizes, in 21 folders")
+    private List<Integer> sizes;
+    @Option(names = "--warm-requests", defaultValue = "300", description = "timed reads of the warm book")
+    private int warm;
+    @Option(names = "--parallelism", defaultValue = "32", description = "Vault calls a node makes at once")
+    private int parallelism;
+    @Option(names = "--node-jar", paramLabel = "PATH", description = "the node jar; default: this JVM's class path")
+    private String nodeJar;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new AddressBookBenchmark()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(nodeJar);
+        System.out.printf(Locale.ROOT, "%nAddress book on a Vault adding %.1f ms per call; nodes read %d calls at once%n",
                 latencyMs, parallelism);
         System.out.printf("%-8s %-8s %14s %9s %9s %9s %12s %12s %12s %10s %10s%n", "entries", "calls", "sequential ms",
                 "cold ms", "load ms", "cold/seq", "warm p50 ms", "warm p95 ms", "warm p99 ms", "reload ms",
                 "write ms");
-        for (String size : options.getOrDefault("sizes", "182,982").split(",")) {
-            run(jar, Integer.parseInt(size.trim()), 21, latencyMs, warm, parallelism);
+        for (int size : sizes) {
+            run(jar, size, 21, latencyMs, warm, parallelism);
         }
-        System.exit(0);
+        return 0;
     }
 
-    private static void run(NodeProcess.Launch jar, int entries, int folders, double latencyMs, int warm, String parallelism)
+    private static void run(NodeProcess.Launch jar, int entries, int folders, double latencyMs, int warm, int parallelism)
             throws Exception {
         Vertx vertx = Vertx.vertx();
         SyntheticVault vault = SyntheticVault.start(vertx, "secret", "bench-root").await(10, TimeUnit.SECONDS);
@@ -59,7 +74,7 @@ public final class AddressBookBenchmark {
             double sequentialMs = (System.nanoTime() - start) / 1e6;
             try (LocalCluster cluster = LocalCluster.start(jar, 2, null, new SyntheticGuacdOptions(),
                     LocalCluster.Balancing.NONE, Map.of("VAULT_ADDR", vault.address(), "VAULT_TOKEN", "bench-root",
-                            "GW_ADDRESSBOOK_TTL_SECS", "3600", "GW_VAULT_PARALLELISM", parallelism))) {
+                            "GW_ADDRESSBOOK_TTL_SECS", "3600", "GW_VAULT_PARALLELISM", String.valueOf(parallelism)))) {
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
                 String first = cluster.nodes().get(0).baseUrl();
                 String second = cluster.nodes().get(1).baseUrl();
@@ -76,7 +91,6 @@ public final class AddressBookBenchmark {
                     get(http, second);
                     samples[i] = System.nanoTime() - t;
                 }
-                Arrays.sort(samples);
                 double[] reloads = new double[REFRESHES];
                 double[] writes = new double[REFRESHES];
                 for (int i = 0; i < REFRESHES; i++) {

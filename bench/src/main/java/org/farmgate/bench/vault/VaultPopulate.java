@@ -5,8 +5,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.Map;
-import org.farmgate.bench.Args;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * Writes a test address book into Vault KV v2 in rustguac's layout, named as rustguac's own populate script
@@ -15,17 +17,30 @@ import org.farmgate.bench.Args;
  * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.vault.VaultPopulate --vault http://127.0.0.1:8200
  * --token TOKEN [--mount secret] [--base rustguac] [--entries 982] [--folders 21]}
  */
-public final class VaultPopulate {
+@Command(name = "vault-populate", mixinStandardHelpOptions = true, description = "Writes a test address book to Vault.")
+public final class VaultPopulate implements Callable<Integer> {
 
-    private VaultPopulate() {
+    @Option(names = "--vault", required = true, paramLabel = "URL", description = "Vault's address")
+    private String vault;
+    @Option(names = "--token", required = true, description = "a Vault token that may write there")
+    private String token;
+    @Option(names = "--mount", defaultValue = "secret", description = "the KV v2 engine's mount")
+    private String mount;
+    @Option(names = "--base", defaultValue = "rustguac", description = "the path the book is written under")
+    private String base;
+    @Option(names = "--entries", defaultValue = "982", description = "connection entries, spread over the folders")
+    private int entries;
+    @Option(names = "--folders", defaultValue = "21", description = "shared folders")
+    private int folders;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new VaultPopulate()).execute(args));
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> options = Args.parse(args);
-        int written = populate(options.get("vault"), options.get("token"), options.getOrDefault("mount", "secret"),
-                options.getOrDefault("base", "rustguac"), Integer.parseInt(options.getOrDefault("entries", "982")),
-                Integer.parseInt(options.getOrDefault("folders", "21")));
-        System.out.println("wrote " + written + " secrets");
+    @Override
+    public Integer call() throws Exception {
+        System.out.println("wrote " + populate(vault, token, mount, base, entries, folders) + " secrets");
+        return 0;
     }
 
     /** @return how many secrets were written (entries and folder configs) */

@@ -39,17 +39,17 @@ class ProcessSampleTest {
         String own = ProcessSample.read(PROC, ProcessHandle.current().pid()).command();
         Pattern me = Pattern.compile(Pattern.quote(own));
         HashMap<String, Long> ticks = new HashMap<>();
-        List<String> first = MetricsCollectorMain.rows(PROC, me, Pattern.compile("^$never"), 0, 100, ticks);
+        List<List<String>> first = MetricsCollectorMain.rows(PROC, me, Pattern.compile("^$never"), 0, 100, ticks);
         long spin = System.nanoTime() + 300_000_000L;
         double sink = 0;
         while (System.nanoTime() < spin) {
             sink += Math.sqrt(sink + 1);
         }
-        List<String> second = MetricsCollectorMain.rows(PROC, me, Pattern.compile("^$never"), 1, 100, ticks);
+        List<List<String>> second = MetricsCollectorMain.rows(PROC, me, Pattern.compile("^$never"), 1, 100, ticks);
         assertEquals(1, first.size(), first.toString());
-        String[] cells = second.get(0).split(",");
-        assertEquals(MetricsCollectorMain.HEADER.split(",").length, cells.length);
-        assertEquals("pid-" + ProcessHandle.current().pid(), cells[1]);
-        assertTrue(Double.parseDouble(cells[8]) > 0 || sink < 0, "a busy 0.3 s shows as CPU: " + second);
+        List<String> cells = second.get(0);
+        assertEquals(MetricsCollectorMain.HEADER.length, cells.size());
+        assertEquals("pid-" + ProcessHandle.current().pid(), cells.get(1));
+        assertTrue(Double.parseDouble(cells.get(8)) > 0 || sink < 0, "a busy 0.3 s shows as CPU: " + second);
     }
 }

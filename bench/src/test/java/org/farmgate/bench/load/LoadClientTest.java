@@ -52,11 +52,9 @@ class LoadClientTest {
     }
 
     private LoadOptions options(String baseUrl, String password, int sessions, double holdSecs) {
-        Map<String, String> o = new java.util.HashMap<>(Map.of("base-url", baseUrl, "token", token,
-                "protocol", "ssh", "target-port", "22", "target-password", password, "sessions",
-                String.valueOf(sessions), "ramp-secs", "0.5", "hold-secs", String.valueOf(holdSecs)));
-        o.putAll(Map.of("mouse-hz", "20", "keys-hz", "5", "ping-hz", "5"));
-        return LoadOptions.parse(o);
+        return LoadOptions.parse("--base-url", baseUrl, "--token", token, "--protocol", "ssh", "--target-port", "22",
+                "--target-password", password, "--sessions", String.valueOf(sessions), "--ramp-secs", "0.5",
+                "--hold-secs", String.valueOf(holdSecs), "--mouse-hz", "20", "--keys-hz", "5", "--ping-hz", "5");
     }
 
     @Test
@@ -106,10 +104,10 @@ class LoadClientTest {
     @Test
     void badOptionsAreRefusedByName() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> LoadOptions.parse(Map.of("base-url", "127.0.0.1:8080", "token", "t")));
+                () -> LoadOptions.parse("--base-url", "127.0.0.1:8080", "--token", "t"));
         assertTrue(e.getMessage().contains("--base-url"));
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> LoadOptions.parse(Map.of("token", "t", "sessions", "0")));
+                () -> LoadOptions.parse("--token", "t", "--sessions", "0"));
         assertTrue(e.getMessage().contains("--sessions"));
         assertEquals(Protocol.SSH, options("http://x", "p", 1, 1).protocol());
     }

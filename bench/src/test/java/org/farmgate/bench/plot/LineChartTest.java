@@ -14,13 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 class LineChartTest {
 
     @Test
-    void ticksAreRoundNumbers() {
-        assertEquals(20, LineChart.niceStep(190), 1e-9);
-        assertEquals(0.5, LineChart.niceStep(3.5), 1e-9);
-        assertEquals(1000, LineChart.niceStep(4500), 1e-9);
-    }
-
-    @Test
     void drawsAPngWithEverySeriesInItsColour(@TempDir Path dir) throws Exception {
         Path png = dir.resolve("chart.png");
         new LineChart("t", "x", "y")

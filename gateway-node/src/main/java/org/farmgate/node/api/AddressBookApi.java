@@ -32,6 +32,7 @@ import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.http.Responses;
 import org.farmgate.node.session.SessionService;
+import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.router.addressbook.AddressBookCache;
 import org.farmgate.router.addressbook.AddressBookException;
@@ -148,7 +149,7 @@ public final class AddressBookApi {
                     entry.fields().get("username") == null ? Map.of()
                             : Map.of("username", entry.fields().get("username").toString()));
             Map<String, String> overrides = new HashMap<>();
-            for (String field : List.of("username", "password", "domain")) {
+            for (String field : ArgumentPolicy.CONNECT_OVERRIDES) {
                 String value = text(body, field, null);
                 if (value != null) {
                     overrides.put(field, value);

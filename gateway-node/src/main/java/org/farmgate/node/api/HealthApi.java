@@ -1,11 +1,9 @@
 package org.farmgate.node.api;
 
 import io.vertx.ext.web.Router;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
+import org.farmgate.node.cluster.Readiness;
 import org.farmgate.node.http.Responses;
 
 /**
@@ -15,20 +13,12 @@ import org.farmgate.node.http.Responses;
  */
 public final class HealthApi {
 
-    /** One readiness check: its name, whether it passes, and what it saw. */
-    public record Check(String name, boolean ok, String detail) {
-    }
-
     private final String nodeId;
-    private final List<Supplier<Check>> checks = new ArrayList<>();
+    private final Readiness readiness;
 
-    public HealthApi(String nodeId) {
+    public HealthApi(String nodeId, Readiness readiness) {
         this.nodeId = nodeId;
-    }
-
-    public HealthApi check(Supplier<Check> check) {
-        checks.add(check);
-        return this;
+        this.readiness = readiness;
     }
 
     public void mount(Router router) {
@@ -41,8 +31,7 @@ public final class HealthApi {
         router.get("/api/ready").handler(ctx -> {
             boolean ready = true;
             Map<String, Object> details = new LinkedHashMap<>();
-            for (Supplier<Check> supplier : checks) {
-                Check check = supplier.get();
+            for (Readiness.Check check : readiness.checks()) {
                 ready &= check.ok();
                 Map<String, Object> entry = new LinkedHashMap<>();
                 entry.put("ok", check.ok());

@@ -71,11 +71,11 @@ public final class NodeAgent {
     }
 
     /** Measures, registers the node (refusing an id another live member uses), and starts the heartbeat. */
-    public Future<Void> start(int httpPort) {
+    public Future<Void> start(int httpPort, int relayPort) {
         context = vertx.getOrCreateContext();
         String advertised = config.cluster().advertiseHost() != null ? config.cluster().advertiseHost()
                 : config.cluster().host() != null ? config.cluster().host() : "127.0.0.1";
-        address = new NodeAddress(membership.localMemberId(), advertised, httpPort);
+        address = new NodeAddress(membership.localMemberId(), advertised, httpPort, relayPort);
         return vertx.executeBlocking(hostProbe::read, false).compose(reading -> {
             long margin = config.capacity().marginMb() >= 0 ? config.capacity().marginMb()
                     : Math.max(256, reading.totalMb() / 20);

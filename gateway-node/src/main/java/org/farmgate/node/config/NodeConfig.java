@@ -38,14 +38,17 @@ public record NodeConfig(
         int eventLoops,
         CostModel costModel,
         ClusterSettings cluster,
+        ClusterSecurity security,
         CapacitySettings capacity,
         AddressBookSettings addressBook) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
     public static NodeConfig from(ConfigSource source) {
+        String nodeId = source.string("GW_NODE_ID", hostName());
+        ClusterSettings cluster = ClusterSettings.from(source);
         return new NodeConfig(
-                source.string("GW_NODE_ID", hostName()),
+                nodeId,
                 source.string("GW_HTTP_HOST", "0.0.0.0"),
                 source.integer("GW_HTTP_PORT", 8080, 0, 65535),
                 source.string("GW_ADMIN_TOKEN", null),
@@ -64,7 +67,8 @@ public record NodeConfig(
                 timezone(source),
                 source.integer("GW_EVENT_LOOPS", Runtime.getRuntime().availableProcessors(), 1, 1024),
                 costModel(source),
-                ClusterSettings.from(source),
+                cluster,
+                ClusterSecurity.from(source, nodeId, cluster),
                 CapacitySettings.from(source),
                 AddressBookSettings.from(source));
     }
@@ -74,7 +78,7 @@ public record NodeConfig(
     public String toString() {
         return "NodeConfig[node=" + nodeId + ", http=" + httpHost + ":" + httpPort + ", guacd=" + guacdHost + ":"
                 + guacdPort + ", adminToken=" + (adminToken == null ? "generated" : "set") + ", cluster=" + cluster
-                + ", capacity=" + capacity + "]";
+                + ", " + security + ", capacity=" + capacity + "]";
     }
 
     private static TargetPolicy targetPolicy(ConfigSource source) {

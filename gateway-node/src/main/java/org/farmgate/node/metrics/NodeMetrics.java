@@ -45,6 +45,7 @@ public final class NodeMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Map<String, Counter> createOutcomes = new ConcurrentHashMap<>();
     private final Map<SessionStatus, Counter> endOutcomes = new ConcurrentHashMap<>();
+    private final Map<String, Counter> rejectedRecords = new ConcurrentHashMap<>();
     private final Map<String, Timer> handshakeOutcomes = new ConcurrentHashMap<>();
     private final Map<Direction, Counter> bytes = new EnumMap<>(Direction.class);
     private final Map<Direction, Counter> instructions = new EnumMap<>(Direction.class);
@@ -139,6 +140,13 @@ public final class NodeMetrics {
     }
 
     /** One create request's outcome: created, no_capacity, over_user_limit, invalid, failed. */
+    /** A record in a shared map did not carry a valid seal of the cluster key, and was ignored. */
+    public void rejectedRecord(String map) {
+        rejectedRecords.computeIfAbsent(map, m -> Counter.builder("farmgate_shared_records_rejected").tag("map", m)
+                .description("Records in shared maps ignored for lack of a valid seal of the cluster key")
+                .register(registry)).increment();
+    }
+
     /** A session ended, leaving its record in {@code status}. */
     public void ended(SessionStatus status) {
         endOutcomes.computeIfAbsent(status, s -> Counter.builder("farmgate_session_ends").tag("status", s.wireName())

@@ -1,10 +1,15 @@
 package org.farmgate.node.runtime;
 
+import com.hazelcast.config.AdvancedNetworkConfig;
+import com.hazelcast.config.ClassFilter;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.InterfacesConfig;
+import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NearCacheConfig;
+import com.hazelcast.config.ServerSocketEndpointConfig;
 import com.hazelcast.config.SplitBrainProtectionConfig;
 import com.hazelcast.core.HazelcastInstance;
 import io.vertx.core.Future;
@@ -12,9 +17,11 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.io.Serializable;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,16 +30,21 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
+import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.ClusterSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.router.addressbook.AddressBookCache;
+import org.farmgate.router.seal.Seal;
+import org.farmgate.router.seal.SealedMap;
 import org.farmgate.router.store.HazelcastMembership;
 import org.farmgate.router.store.HazelcastSharedMap;
 import org.farmgate.router.store.LocalMembership;
 import org.farmgate.router.store.LocalSharedMap;
 import org.farmgate.router.store.Membership;
 import org.farmgate.router.store.SharedMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node's Vert.x and its view of the cluster: a clustered Vert.x on a Hazelcast member (TCP-IP or Kubernetes
@@ -41,6 +53,8 @@ import org.farmgate.router.store.SharedMap;
  * only {@link SharedMap}s and a {@link Membership}.
  */
 public final class ClusterRuntime {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterRuntime.class);
 
     public static final String NODES = "farmgate.nodes";
     public static final String SESSIONS = "farmgate.sessions";
@@ -67,7 +81,8 @@ public final class ClusterRuntime {
     private final SharedMap<String, AddressBook> addressBooks;
     private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
 
-    private ClusterRuntime(Vertx vertx, HazelcastInstance hazelcast) {
+    private ClusterRuntime(Vertx vertx, HazelcastInstance hazelcast, Seal seal,
+            SealedMap.RejectionCounter rejections) {
         this.vertx = vertx;
         this.hazelcast = hazelcast;
         if (hazelcast == null) {
@@ -86,16 +101,29 @@ public final class ClusterRuntime {
             // Hazelcast offers queries only blocking: a few threads of their own, never an event loop.
             blocking = Executors.newFixedThreadPool(8, DaemonThreads.named("farmgate-cluster-query"));
             membership = new HazelcastMembership(hazelcast);
-            nodes = new HazelcastSharedMap<>(hazelcast.getMap(NODES), blocking);
-            sessions = new HazelcastSharedMap<>(hazelcast.getMap(SESSIONS), blocking);
-            tokens = new HazelcastSharedMap<>(hazelcast.getMap(TOKENS), blocking);
-            tokenNames = new HazelcastSharedMap<>(hazelcast.getMap(TOKEN_NAMES), blocking);
-            tickets = new HazelcastSharedMap<>(hazelcast.getMap(TICKETS), blocking);
-            relayTickets = new HazelcastSharedMap<>(hazelcast.getMap(RELAY_TICKETS), blocking);
-            userSessions = new HazelcastSharedMap<>(hazelcast.getMap(USER_SESSIONS), blocking);
-            addressBooks = new HazelcastSharedMap<>(hazelcast.getMap(ADDRESSBOOK), blocking);
-            addressBookLeases = new HazelcastSharedMap<>(hazelcast.getMap(ADDRESSBOOK_LEASE), blocking);
+            nodes = shared(hazelcast, NODES, seal, rejections);
+            sessions = shared(hazelcast, SESSIONS, seal, rejections);
+            tokens = shared(hazelcast, TOKENS, seal, rejections);
+            tokenNames = shared(hazelcast, TOKEN_NAMES, seal, rejections);
+            tickets = shared(hazelcast, TICKETS, seal, rejections);
+            relayTickets = shared(hazelcast, RELAY_TICKETS, seal, rejections);
+            userSessions = shared(hazelcast, USER_SESSIONS, seal, rejections);
+            addressBooks = shared(hazelcast, ADDRESSBOOK, seal, rejections);
+            addressBookLeases = shared(hazelcast, ADDRESSBOOK_LEASE, seal, rejections);
         }
+    }
+
+    /**
+     * One of our maps on Hazelcast: sealed with the cluster key in a secured cluster, so that no record a member
+     * without the key wrote is ever believed; plain for an insecure one.
+     */
+    private <V extends Serializable> SharedMap<String, V> shared(HazelcastInstance hazelcast, String name, Seal seal,
+            SealedMap.RejectionCounter rejections) {
+        if (seal == null) {
+            return new HazelcastSharedMap<>(hazelcast.<String, V>getMap(name), blocking);
+        }
+        return new SealedMap<>(name, new HazelcastSharedMap<>(hazelcast.<String, Object>getMap(name), blocking), seal,
+                rejections);
     }
 
     /** Starts Vert.x, joining the cluster unless the node is configured to run alone. */
@@ -105,18 +133,36 @@ public final class ClusterRuntime {
         ClusterSettings cluster = config.cluster();
         if (!cluster.enabled()) {
             return Future.succeededFuture(new ClusterRuntime(Vertx.builder().with(options).withMetrics(metricsFactory)
-                    .build(), null));
+                    .build(), null, null, null));
         }
         HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(cluster));
         EventBusOptions eventBus = options.getEventBusOptions();
         if (cluster.host() != null) {
             eventBus.setHost(cluster.host());
         }
+        ClusterSecurity security = config.security();
+        Seal seal = security.secured() ? new Seal(security.clusterKeys()) : null;
+        if (seal != null) {
+            Seal.install(seal); // entries owned by this member are updated and queried with it
+        }
+        eventBus.setPort(security.eventBusPort());
+        if (security.eventBusPublicPort() > 0) {
+            eventBus.setClusterPublicPort(security.eventBusPublicPort());
+        }
+        if (security.secured()) {
+            // Credentials travel between nodes here: mutual TLS against the cluster CA, a peer without a node
+            // certificate gets no byte through.
+            eventBus.setSsl(true).setKeyCertOptions(security.keyCertOptions()).setTrustOptions(security.trustOptions())
+                    .setClientAuth(ClientAuth.REQUIRED);
+        } else if (cluster.expectsOthers()) {
+            LOG.warn("GW_CLUSTER_INSECURE: the event bus and relays between nodes are in clear text and "
+                    + "unauthenticated; anyone on the cluster network can read credentials and act as a node");
+        }
         if (cluster.advertiseHost() != null) {
             eventBus.setClusterPublicHost(cluster.advertiseHost());
         }
         return Vertx.builder().with(options).withMetrics(metricsFactory).withClusterManager(manager).buildClustered()
-                .map(vertx -> new ClusterRuntime(vertx, manager.getHazelcastInstance()));
+                .map(vertx -> new ClusterRuntime(vertx, manager.getHazelcastInstance(), seal, metrics::rejectedRecord));
     }
 
     static Config hazelcastConfig(ClusterSettings cluster) {
@@ -135,13 +181,21 @@ public final class ClusterRuntime {
         // A revoked token must stop working on every node within milliseconds, not a 10 s invalidation batch.
         config.setProperty("hazelcast.map.invalidation.batch.enabled", "false");
 
-        config.getNetworkConfig().setPort(cluster.port()).setPortAutoIncrement(false);
+        // Members only: the advanced network has no client endpoint unless one is configured, so a plain Hazelcast
+        // client that knows the cluster name has no port to talk to. The member port binds the cluster address
+        // alone (bind.any would take every interface whatever the interfaces say).
+        AdvancedNetworkConfig network = config.getAdvancedNetworkConfig().setEnabled(true);
+        ServerSocketEndpointConfig member = new ServerSocketEndpointConfig();
+        member.setPort(cluster.port()).setPortAutoIncrement(false);
         if (cluster.host() != null) {
-            config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface(cluster.host());
-            config.getNetworkConfig().setPublicAddress(cluster.host() + ":" + cluster.port());
+            InterfacesConfig interfaces = new InterfacesConfig().setEnabled(true).addInterface(cluster.host());
+            member.setInterfaces(interfaces);
+            member.setPublicAddress(cluster.host() + ":" + cluster.port());
             config.setProperty("hazelcast.local.localAddress", cluster.host());
+            config.setProperty("hazelcast.socket.bind.any", "false");
         }
-        JoinConfig join = config.getNetworkConfig().getJoin();
+        network.setMemberEndpointConfig(member);
+        JoinConfig join = network.getJoin();
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);
         if (cluster.kubernetesServiceDns() != null) {
@@ -149,6 +203,12 @@ public final class ClusterRuntime {
         } else {
             join.getTcpIpConfig().setEnabled(true).setMembers(cluster.members());
         }
+        // A peer's bytes are never turned into arbitrary classes: Java deserialization takes our own records and
+        // entry processors, the JDK's value types, and Vert.x's cluster records, nothing else.
+        config.getSerializationConfig().setJavaSerializationFilterConfig(new JavaSerializationFilterConfig()
+                .setWhitelist(new ClassFilter().addPrefixes("org.farmgate.", "io.vertx.spi.cluster.hazelcast.")
+                        .addPackages("java.lang", "java.util", "java.time", "java.net", "java.math")
+                        .addPrefixes("java.util.concurrent.", "java.util.ImmutableCollections", "java.lang.invoke.")));
 
         if (cluster.minMembers() > 1) {
             config.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig(QUORUM, true, cluster.minMembers()));

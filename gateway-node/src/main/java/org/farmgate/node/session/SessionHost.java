@@ -1,5 +1,7 @@
 package org.farmgate.node.session;
 
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.net.InetAddress;
 import java.time.Clock;
@@ -47,6 +49,7 @@ public final class SessionHost {
     private final SessionLedger ledger;
     private final Clock clock;
     private final ConcurrentMap<String, LocalSession> sessions = new ConcurrentHashMap<>();
+    private final List<Promise<Boolean>> idleWaiters = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public SessionHost(Vertx vertx, String nodeId, Limits limits, SessionLedger ledger, Clock clock) {
         this.vertx = vertx;
@@ -153,6 +156,7 @@ public final class SessionHost {
         if (tunnel != null) {
             tunnel.terminate(GuacamoleStatus.SESSION_CLOSED, "the session was deleted");
         }
+        wakeIfIdle();
         return true;
     }
 
@@ -194,6 +198,28 @@ public final class SessionHost {
 
     public List<LocalSession> live() {
         return sessions.values().stream().filter(s -> s.info().status().isLive()).toList();
+    }
+
+    /**
+     * Completes with true once this node holds no live session, or with false after {@code patience}: woken by the
+     * session that ends last, never by polling.
+     */
+    public Future<Boolean> whenIdle(Duration patience) {
+        Promise<Boolean> idle = Promise.promise();
+        idleWaiters.add(idle);
+        long timer = vertx.setTimer(Math.max(1, patience.toMillis()), id -> idle.tryComplete(false));
+        idle.future().onComplete(ignored -> {
+            idleWaiters.remove(idle);
+            vertx.cancelTimer(timer);
+        });
+        wakeIfIdle();
+        return idle.future();
+    }
+
+    private void wakeIfIdle() {
+        if (!idleWaiters.isEmpty() && live().isEmpty()) {
+            idleWaiters.forEach(waiter -> waiter.tryComplete(true));
+        }
     }
 
     /** Ends every tunnel, for shutdown. */
@@ -243,6 +269,7 @@ public final class SessionHost {
             session.info = session.info.ended(status, clock.instant(), reason);
             ledger.ended(session.info, end);
         }
+        wakeIfIdle();
         long retention = limits.retention().toMillis();
         if (retention == 0) {
             synchronized (session) {

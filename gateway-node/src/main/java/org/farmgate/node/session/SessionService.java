@@ -15,15 +15,18 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.error.ForbiddenException;
+import org.farmgate.error.GatewayException;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.error.TooManyException;
 import org.farmgate.error.UnavailableException;
+import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.NodeMessenger;
+import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.node.target.TargetPolicy;
 import org.farmgate.router.NoCapacityException;
 import org.farmgate.router.SessionDirectory;
@@ -206,6 +209,11 @@ public final class SessionService {
      * address book is built from the entry this node reads from the source itself.
      */
     private Future<SessionInfo> openHere(OpenRequest request) {
+        try {
+            recheck(request);
+        } catch (GatewayException refused) {
+            return Future.failedFuture(refused);
+        }
         if (request.entry() == null) {
             InetAddress target = literal(request.target());
             if (targets.firstOutside(request.spec().protocol(), List.of(target)) != null) {
@@ -229,6 +237,32 @@ public final class SessionService {
         }, false)
                 .compose(spec -> resolveChecked(spec).map(addresses -> host.open(request.sessionId(),
                         request.creator(), spec, addresses.get(0), request.chargedMb())));
+    }
+
+    /**
+     * What the API checked on the placing node, checked again here: the request may come from a peer, and one
+     * broken path must not open every door. The creator's role must allow the kind of session, and no guacd argument
+     * may be one the gateway refuses or one the protocol does not have.
+     */
+    private static void recheck(OpenRequest request) {
+        Role needed = request.entry() == null ? Role.POWERUSER : Role.OPERATOR;
+        if (request.creator() == null || !request.creator().role().atLeast(needed)) {
+            throw new ForbiddenException("opening this session needs the " + needed.wireName() + " role");
+        }
+        SessionSpec spec = request.spec();
+        for (String argument : spec.parameters().keySet()) {
+            if (ArgumentPolicy.isRefused(argument) || !spec.protocol().guacdArguments().contains(argument)) {
+                throw new InvalidRequestException("guacd argument '" + argument + "' is not allowed for "
+                        + spec.protocol().wireName() + " sessions");
+            }
+        }
+        if (request.overrides() != null) {
+            for (String field : request.overrides().keySet()) {
+                if (!ArgumentPolicy.isOverridable(field)) {
+                    throw new InvalidRequestException("field '" + field + "' cannot be given at connect time");
+                }
+            }
+        }
     }
 
     public Future<List<SessionInfo>> list(Identity caller, boolean all) {

@@ -1,5 +1,6 @@
 package org.farmgate.node.target;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -13,6 +14,13 @@ import java.util.Set;
 public final class ArgumentPolicy {
 
     private ArgumentPolicy() {
+    }
+
+    /** What a user may type at connect time for an address-book entry. */
+    public static final List<String> CONNECT_OVERRIDES = List.of("username", "password", "domain");
+
+    public static boolean isOverridable(String field) {
+        return CONNECT_OVERRIDES.contains(field);
     }
 
     /** Top-level fields and the guacd argument each one sets. */

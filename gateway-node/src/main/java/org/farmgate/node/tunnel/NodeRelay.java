@@ -4,16 +4,17 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketBase;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.http.WebSocketFrame;
-import io.vertx.core.http.WebSocketBase;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.farmgate.model.NodeAddress;
+import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.slf4j.Logger;
@@ -38,12 +39,19 @@ final class NodeRelay {
     private final AtomicLong relayed = new AtomicLong();
     private final NodeMetrics metrics;
 
-    NodeRelay(Vertx vertx, NodeMetrics metrics) {
+    NodeRelay(Vertx vertx, ClusterSecurity security, NodeMetrics metrics) {
         this.metrics = metrics;
-        this.client = vertx.createWebSocketClient(new WebSocketClientOptions()
+        WebSocketClientOptions options = new WebSocketClientOptions()
                 .setMaxFrameSize(Tunnel.MAX_MESSAGE_BYTES + 1024)
                 .setMaxMessageSize(4 * Tunnel.MAX_MESSAGE_BYTES)
-                .setTryUsePerMessageCompression(false));
+                .setTryUsePerMessageCompression(false);
+        if (security.secured()) {
+            // The owner proves itself by a certificate of the cluster CA, whatever address it was reached on; this
+            // node proves itself the same way to the owner's listener.
+            options.setSsl(true).setKeyCertOptions(security.keyCertOptions()).setTrustOptions(security.trustOptions())
+                    .setVerifyHost(false);
+        }
+        this.client = vertx.createWebSocketClient(options);
     }
 
     /** Sessions relayed to another node since start. */
@@ -57,7 +65,7 @@ final class NodeRelay {
         for (String[] param : forwardedParams) {
             uri.append('&').append(param[0]).append('=').append(URLEncoder.encode(param[1], StandardCharsets.UTF_8));
         }
-        client.connect(new WebSocketConnectOptions().setHost(owner.httpHost()).setPort(owner.httpPort())
+        client.connect(new WebSocketConnectOptions().setHost(owner.httpHost()).setPort(owner.relayPort())
                         .setURI(uri.toString()).addSubProtocol("guacamole"))
                 .onFailure(error -> LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
                         "node " + ownerId + " that holds the session is not reachable: " + error.getMessage()))

@@ -18,6 +18,7 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.TicketService;
+import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.http.Responses;
 import org.farmgate.node.metrics.NodeMetrics;
@@ -55,7 +56,8 @@ public final class TunnelEndpoint {
     private final LocalAttach local;
     private final NodeRelay relay;
 
-    public TunnelEndpoint(Vertx vertx, String nodeId, Authenticator auth, TicketService tickets,
+    public TunnelEndpoint(Vertx vertx, String nodeId, ClusterSecurity security, Authenticator auth,
+            TicketService tickets,
             TicketService relayTickets, SessionHost host, SessionDirectory directory, NodeRegistry registry,
             GuacdClient guacd, OriginPolicy origins, String defaultTimezone, NodeMetrics metrics) {
         this.vertx = vertx;
@@ -68,11 +70,16 @@ public final class TunnelEndpoint {
         this.registry = registry;
         this.origins = origins;
         this.local = new LocalAttach(vertx, host, guacd, defaultTimezone, metrics);
-        this.relay = new NodeRelay(vertx, metrics);
+        this.relay = new NodeRelay(vertx, security, metrics);
     }
 
+    /** The browsers' tunnel, on the public port. */
     public void mount(Router router) {
         router.get("/ws/:id").handler(this::handle);
+    }
+
+    /** What other nodes relay here, on the internal relay listener only. */
+    public void mountRelay(Router router) {
         router.get(NodeRelay.PATH + ":id").handler(this::handleRelayed);
     }
 

@@ -26,6 +26,8 @@ import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.model.addressbook.EntryInfo;
 import org.farmgate.model.addressbook.Folder;
 import org.farmgate.protocol.GuacamoleStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The address book in HashiCorp Vault KV v2, in rustguac's layout, through the Vault Java Driver.
@@ -36,6 +38,8 @@ import org.farmgate.protocol.GuacamoleStatus;
  * one retry (a token revoked or expired early).
  */
 public final class VaultSource implements AddressBookSource {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VaultSource.class);
 
     private static final String CONFIG = ".config";
 
@@ -136,6 +140,7 @@ public final class VaultSource implements AddressBookSource {
             long lease = renewed.getAuthLeaseDuration();
             renewAt = lease > 0 ? clock.instant().plusSeconds(lease * 2 / 3) : Instant.MAX;
         } catch (VaultException e) {
+            LOG.info("Vault token renewal failed ({}); logging in again", describe(e));
             login(); // not renewable any more: start over
         }
     }

@@ -1,7 +1,6 @@
 package org.farmgate.testkit.fault;
 
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * What a link suffers, in both directions, for one run: the slow, broken and lossy links remote consoles meet.
@@ -30,20 +29,6 @@ public record Faults(Duration latency, Duration jitter, long bytesPerSecond, Dur
             throw new IllegalArgumentException("a stall (" + stallFor.toMillis() + " ms) must be shorter than its period ("
                     + stallEvery.toMillis() + " ms)");
         }
-    }
-
-    /** From the command line: {@code --latency-ms --jitter-ms --bandwidth-kbps --stall-every-ms --stall-ms
-     * --close-after-bytes --close-after-ms --refuse}. */
-    public static Faults parse(Map<String, String> options) {
-        return new Faults(millis(options, "latency-ms"), millis(options, "jitter-ms"),
-                Long.parseLong(options.getOrDefault("bandwidth-kbps", "0")) * 1000 / 8,
-                millis(options, "stall-every-ms"), millis(options, "stall-ms"),
-                Long.parseLong(options.getOrDefault("close-after-bytes", "0")), millis(options, "close-after-ms"),
-                Boolean.parseBoolean(options.getOrDefault("refuse", "false")));
-    }
-
-    private static Duration millis(Map<String, String> options, String name) {
-        return Duration.ofMillis(Long.parseLong(options.getOrDefault(name, "0")));
     }
 
     public Faults withLatency(Duration value, Duration maxJitter) {

@@ -1,0 +1,125 @@
+package org.farmgate.node.guacd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.farmgate.model.DisplaySize;
+import org.farmgate.model.Protocol;
+import org.farmgate.protocol.GuacdArguments;
+import org.farmgate.protocol.Instruction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hand-over after {@code ready}: guacd's answer arrives in whatever pieces the network makes, and whatever
+ * follows {@code ready} (the first screen, often in the same read) must reach the session byte for byte, neither
+ * lost to the handshake nor doubled. A guacd stand-in on a real socket sends {@code args}, then {@code ready} with
+ * the first SSH instructions, cut at every point; the bytes the connection hands over, then reads, must be exactly
+ * those after {@code ready}.
+ */
+class HandshakeSplitTest {
+
+    private static final byte[] ARGS = new Instruction("args", concat(GuacdArguments.VERSION_1_5_0,
+            GuacdArguments.SSH)).toBytes();
+    private static final String AFTER_READY = "4.size,1.1,1.0,1.0;4.move,1.2,1.1,1.0,1.0,1.0;4.size,1.0,4.1024,3.768;"
+            + "4.name,2.é😀;4.sync,8.12345678,1.0;";
+    private static final byte[] REPLY = (new String(ARGS, StandardCharsets.UTF_8)
+            + "5.ready,37.$6c987c74-5f45-4936-a005-83b24c48ebba;" + AFTER_READY).getBytes(StandardCharsets.UTF_8);
+
+    private Vertx vertx;
+    private NetServer server;
+    private final AtomicReference<List<byte[]>> pieces = new AtomicReference<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        vertx = Vertx.vertx();
+        server = vertx.createNetServer().connectHandler(this::serve).listen(0, "127.0.0.1")
+                .await(10, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        vertx.close().await(10, TimeUnit.SECONDS);
+    }
+
+    /** Answers 'select' with args in two pieces, 'connect' with the rest in two more, each written on its own. */
+    private void serve(NetSocket socket) {
+        Buffer seen = Buffer.buffer();
+        boolean[] answered = new boolean[2];
+        socket.handler(data -> {
+            seen.appendBuffer(data);
+            String text = seen.toString(StandardCharsets.UTF_8);
+            List<byte[]> reply = pieces.get();
+            if (!answered[0] && text.startsWith("6.select,") && text.contains(";")) {
+                answered[0] = true;
+                socket.write(Buffer.buffer(reply.get(0)));
+                socket.write(Buffer.buffer(reply.get(1)));
+            }
+            if (!answered[1] && text.contains("7.connect,") && text.endsWith(";")) {
+                answered[1] = true;
+                for (int i = 2; i < reply.size(); i++) {
+                    socket.write(Buffer.buffer(reply.get(i)));
+                }
+            }
+        });
+    }
+
+    @Test
+    void whatFollowsReadyReachesTheSessionByteForByteInEverySplit() throws Exception {
+        GuacdClient client = new GuacdClient(vertx, "127.0.0.1", server.actualPort(), Duration.ofSeconds(5),
+                Duration.ofSeconds(5));
+        HandshakeRequest request = new HandshakeRequest(Protocol.SSH, Map.of("hostname", "127.0.0.1"),
+                DisplaySize.DEFAULT, List.of(), List.of(), List.of("image/png"), "UTC", "test");
+        // args cut in two (at a few places), then ready and what follows it cut at every byte.
+        for (int first : new int[] {1, ARGS.length / 2, ARGS.length - 1}) {
+            for (int second = ARGS.length + 1; second < REPLY.length; second++) {
+                pieces.set(List.of(java.util.Arrays.copyOfRange(REPLY, 0, first),
+                        java.util.Arrays.copyOfRange(REPLY, first, ARGS.length),
+                        java.util.Arrays.copyOfRange(REPLY, ARGS.length, second),
+                        java.util.Arrays.copyOfRange(REPLY, second, REPLY.length)));
+                assertEquals(AFTER_READY, handOver(client, request), "cut at " + first + " and " + second);
+            }
+        }
+    }
+
+    /** Connects, then collects the handed-over bytes and what the socket delivers after, up to the last sync. */
+    private String handOver(GuacdClient client, HandshakeRequest request) throws Exception {
+        CompletableFuture<String> received = new CompletableFuture<>();
+        vertx.runOnContext(v -> client.connect(request).onFailure(received::completeExceptionally)
+                .onSuccess(connection -> {
+                    Buffer all = Buffer.buffer().appendBuffer(connection.firstBytes());
+                    Runnable check = () -> {
+                        if (all.length() >= AFTER_READY.getBytes(StandardCharsets.UTF_8).length) {
+                            received.complete(all.toString(StandardCharsets.UTF_8));
+                            connection.socket().close();
+                        }
+                    };
+                    connection.socket().handler(data -> {
+                        all.appendBuffer(data);
+                        check.run();
+                    });
+                    check.run();
+                    connection.socket().resume();
+                }));
+        return received.get(10, TimeUnit.SECONDS);
+    }
+
+    private static List<String> concat(String head, List<String> tail) {
+        List<String> all = new java.util.ArrayList<>();
+        all.add(head);
+        all.addAll(tail);
+        return all;
+    }
+
+}

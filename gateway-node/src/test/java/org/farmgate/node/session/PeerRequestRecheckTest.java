@@ -1,0 +1,90 @@
+package org.farmgate.node.session;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.farmgate.error.ForbiddenException;
+import org.farmgate.error.InvalidRequestException;
+import org.farmgate.model.DisplaySize;
+import org.farmgate.model.Protocol;
+import org.farmgate.model.Role;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.model.SessionSpec;
+import org.farmgate.node.TestCluster;
+import org.farmgate.node.auth.Identity;
+import org.farmgate.node.peer.NodeMessenger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A node re-checks what a peer asks of it as the API would: an open request that reaches node 2 over the event bus
+ * (as from a compromised node 1) with a role too low, or a guacd argument the API refuses, is refused there, and no
+ * session is opened.
+ */
+class PeerRequestRecheckTest {
+
+    private static TestCluster cluster;
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = TestCluster.start(2, n -> Map.of());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        cluster.close();
+    }
+
+    @Test
+    void aGuacdArgumentTheApiRefusesIsRefusedByTheOwner() {
+        Throwable error = open(new Identity("mallory", Role.ADMIN, Set.of()),
+                Map.of("username", "u", "recording-path", "/etc/cron.d"));
+        assertInstanceOf(InvalidRequestException.class, error);
+        assertTrue(error.getMessage().contains("recording-path"), error.getMessage());
+        assertEquals(0, cluster.node(2).node.sessions().live().size());
+    }
+
+    @Test
+    void aRoleTooLowIsRefusedByTheOwner() {
+        Throwable error = open(new Identity("viewer", Role.VIEWER, Set.of()), Map.of("username", "u"));
+        assertInstanceOf(ForbiddenException.class, error);
+        assertEquals(0, cluster.node(2).node.sessions().live().size());
+    }
+
+    @Test
+    void aProperRequestOpens() throws Exception {
+        SessionService.OpenRequest request = request(new Identity("ok", Role.POWERUSER, Set.of()),
+                Map.of("username", "u"));
+        SessionInfo info = messenger().request("node-2", SessionService.OPEN, request, SessionInfo.class)
+                .await(10, TimeUnit.SECONDS);
+        assertEquals("node-2", info.nodeId());
+        assertTrue(cluster.node(2).node.sessions().delete(info.sessionId(), new Identity("ok", Role.ADMIN,
+                Set.of())));
+    }
+
+    private static Throwable open(Identity creator, Map<String, String> parameters) {
+        try {
+            messenger().request("node-2", SessionService.OPEN, request(creator, parameters), SessionInfo.class)
+                    .await(10, TimeUnit.SECONDS);
+        } catch (Throwable e) {
+            return e;
+        }
+        throw new AssertionError("node 2 opened the session");
+    }
+
+    private static SessionService.OpenRequest request(Identity creator, Map<String, String> parameters) {
+        SessionSpec spec = new SessionSpec(Protocol.SSH, "127.0.0.1", 22, DisplaySize.DEFAULT, null, parameters);
+        return new SessionService.OpenRequest(UUID.randomUUID().toString(), creator, spec, "127.0.0.1", 17, null,
+                Map.of());
+    }
+
+    private static NodeMessenger messenger() {
+        return new NodeMessenger(cluster.node(1).node.runtime().vertx(), 10_000);
+    }
+}

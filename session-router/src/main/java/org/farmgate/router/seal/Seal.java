@@ -1,0 +1,132 @@
+package org.farmgate.router.seal;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputFilter;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Seals values with the cluster key and opens them again: HMAC-SHA256 over the map's name, the key and the value's
+ * bytes, so that a record moved under another key or into another map does not open. The first key seals; every
+ * key opens, which lets the cluster key rotate without a cluster stop.
+ *
+ * <p>The bytes sealed are the value's Java serialization, kept as they are: no canonical form is needed, and they
+ * are only deserialised after the proof checked, through a filter that admits the project's and the JDK's classes.
+ * Values that opened are remembered by their proof, so a record read often (a token, the address book through the
+ * near cache) is checked and deserialised once.
+ *
+ * <p>The seal in force is installed once per JVM ({@link #install}): updates and queries run on whichever member
+ * owns an entry and take it from there, since a key must never travel with them.
+ */
+public final class Seal {
+
+    private static final String ALGORITHM = "HmacSHA256";
+    private static final int REMEMBERED = 4096;
+    private static final ObjectInputFilter CLASSES = ObjectInputFilter.Config.createFilter(
+            "org.farmgate.**;java.**;!*");
+    private static volatile Seal installed;
+
+    private final List<SecretKeySpec> keys;
+    private final Map<String, Object> opened = new ConcurrentHashMap<>();
+
+    public Seal(List<byte[]> keys) {
+        if (keys.isEmpty()) {
+            throw new IllegalArgumentException("a seal needs at least one key");
+        }
+        this.keys = keys.stream().map(key -> new SecretKeySpec(key.clone(), ALGORITHM)).toList();
+    }
+
+    /** Makes {@code seal} the one this JVM's members seal with. */
+    public static void install(Seal seal) {
+        installed = seal;
+    }
+
+    /** The seal installed in this JVM; a member without one opens nothing. */
+    static Seal installed() {
+        Seal seal = installed;
+        if (seal == null) {
+            throw new IllegalStateException("no cluster key installed on this member");
+        }
+        return seal;
+    }
+
+    public Sealed seal(String map, String key, Serializable value) {
+        byte[] payload = serialize(value);
+        return new Sealed(map, key, payload, mac(keys.get(0), map, key, payload));
+    }
+
+    /**
+     * The value, when {@code sealed} was made for this map and key with one of the keys; null otherwise (a record
+     * forged, garbled, or copied from elsewhere is treated as absent).
+     */
+    @SuppressWarnings("unchecked")
+    public <V> V open(Sealed sealed, String map, String key) {
+        if (sealed == null || !map.equals(sealed.map()) || !key.equals(sealed.key()) || sealed.payload() == null
+                || sealed.mac() == null) {
+            return null;
+        }
+        String memo = map + '\0' + key + '\0' + Base64.getEncoder().encodeToString(sealed.mac());
+        Object known = opened.get(memo);
+        if (known != null) {
+            return (V) known;
+        }
+        boolean valid = false;
+        for (SecretKeySpec candidate : keys) {
+            valid |= MessageDigest.isEqual(mac(candidate, map, key, sealed.payload()), sealed.mac());
+        }
+        if (!valid) {
+            return null;
+        }
+        V value = (V) deserialize(sealed.payload());
+        if (opened.size() >= REMEMBERED) {
+            opened.clear();
+        }
+        opened.put(memo, value);
+        return value;
+    }
+
+    private static byte[] mac(SecretKeySpec key, String map, String entryKey, byte[] payload) {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(key);
+            mac.update(map.getBytes(StandardCharsets.UTF_8));
+            mac.update((byte) 0);
+            mac.update(entryKey.getBytes(StandardCharsets.UTF_8));
+            mac.update((byte) 0);
+            return mac.doFinal(payload);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC-SHA256 is part of every JDK", e);
+        }
+    }
+
+    private static byte[] serialize(Serializable value) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(value);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not serialisable: " + value.getClass().getName(), e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static Object deserialize(byte[] payload) {
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(payload))) {
+            in.setObjectInputFilter(CLASSES);
+            return in.readObject();
+        } catch (IOException | ClassNotFoundException e) {
+            return null;
+        }
+    }
+}
