@@ -54,7 +54,8 @@ public final class ClusterBenchmark implements Callable<Integer> {
     private long thinkMs;
     @Option(names = "--rounds", defaultValue = "5", description = "rounds of the relay phase")
     private int rounds;
-    @Option(names = "--phases", defaultValue = "create,relay", split = ",", description = "create, relay or both")
+    @Option(names = "--phases", defaultValue = "create,relay", split = ",",
+            description = "create, relay (one flooding session), relay-load (--clients realistic sessions)")
     private List<String> phases;
     @Option(names = "--security", defaultValue = "secure", split = ",", description = "secure (mutual TLS, sealed "
             + "records), insecure (GW_CLUSTER_INSECURE), or both, measured one after the other in the same run")
@@ -87,6 +88,16 @@ public final class ClusterBenchmark implements Callable<Integer> {
                 }
             }
         }
+        if (phases.contains("relay-load")) {
+            System.out.printf("%nRealistic relay load: %d sessions on one node, each a 16 KB frame every 50 ms with "
+                    + "syncs answered, every browser attached to the other node; %d s rounds%n", clients, seconds);
+            System.out.printf("%-6s %-9s %12s %14s %16s%n", "round", "cluster", "MB/s", "of offered", "nodes CPU %");
+            for (int r = 0; r < rounds; r++) {
+                for (String mode : security) {
+                    relayLoad(jar, r + 1, mode, clients, seconds, withSecurity(env, mode));
+                }
+            }
+        }
         if (phases.contains("relay")) {
             for (String mode : security) {
                 System.out.printf("%nrelay, cluster %s", mode);
@@ -104,6 +115,71 @@ public final class ClusterBenchmark implements Callable<Integer> {
         Map<String, String> out = new java.util.HashMap<>(env);
         out.put("GW_CLUSTER_INSECURE", String.valueOf(mode.equals("insecure")));
         return out;
+    }
+
+    /**
+     * {@code sessions} realistic sessions (16 KB every 50 ms: 320 KB/s each, an active desktop), all relayed by
+     * the node that does not hold them: what the relay's TLS costs at a load a farm really carries. Both nodes' CPU
+     * is counted, since the owner encrypts what the relaying node decrypts.
+     */
+    private static void relayLoad(NodeProcess.Launch jar, int round, String mode, int sessions, int seconds,
+            Map<String, String> env) throws Exception {
+        try (LocalCluster cluster = LocalCluster.start(jar, 2, null, new SyntheticGuacdOptions()
+                .stream(Duration.ofMillis(50), 16 * 1024), LocalCluster.Balancing.NONE, env)) {
+            Vertx vertx = Vertx.vertx();
+            List<StreamReader> readers = new ArrayList<>();
+            List<WebSocket> sockets = new ArrayList<>();
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            String first = cluster.nodes().get(0).baseUrl();
+            try {
+                WebSocketClient client = vertx.createWebSocketClient(
+                        new io.vertx.core.http.WebSocketClientOptions().setMaxConnections(sessions + 1));
+                for (int i = 0; i < sessions; i++) {
+                    JsonNode session = post(http, first + "/api/sessions", CREATE);
+                    String ticket = post(http, first + "/api/ws-ticket", null).get("ticket").asText();
+                    int owner = cluster.nodeIds().indexOf(session.get("node_id").asText());
+                    NodeProcess other = cluster.nodes().get(1 - owner);
+                    WebSocket ws = client.connect(new WebSocketConnectOptions().setHost("127.0.0.1")
+                            .setPort(other.httpPort()).setURI(session.get("ws_url").asText() + "?ticket=" + ticket)
+                            .addSubProtocol("guacamole")).await(10, TimeUnit.SECONDS);
+                    StreamReader reader = new StreamReader(ws::writeTextMessage);
+                    ws.handler(reader::accept);
+                    readers.add(reader);
+                    sockets.add(ws);
+                }
+                Thread.sleep(2000);
+                long cpu = cpu(cluster);
+                long before = readers.stream().mapToLong(StreamReader::bytes).sum();
+                long start = System.nanoTime();
+                Thread.sleep(seconds * 1000L);
+                double elapsed = (System.nanoTime() - start) / 1e9;
+                double mbps = (readers.stream().mapToLong(StreamReader::bytes).sum() - before) / 1e6 / elapsed;
+                double cpuPercent = 100.0 * (cpu(cluster) - cpu) / (elapsed * 1000);
+                double offered = sessions * 16 * 1024 * 20 / 1e6;
+                System.out.printf(Locale.ROOT, "%-6d %-9s %12.1f %13.1f%% %15.0f%%%n", round, mode, mbps,
+                        100 * mbps / offered, cpuPercent);
+            } finally {
+                for (WebSocket ws : sockets) {
+                    ws.close();
+                }
+                vertx.close().await(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static long cpu(LocalCluster cluster) throws java.io.IOException {
+        long total = 0;
+        for (NodeProcess node : cluster.nodes()) {
+            total += org.farmgate.bench.node.CpuClock.cpuMillis(node.pid());
+        }
+        return total;
+    }
+
+    private static JsonNode post(HttpClient http, String url, String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
+                .header("Authorization", "Bearer " + LocalCluster.TOKEN)
+                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return Json.mapper().readTree(http.send(request.build(), HttpResponse.BodyHandlers.ofString()).body());
     }
 
     private static List<String> urls(LocalCluster cluster) {

@@ -34,6 +34,8 @@ final class NodeRelay {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeRelay.class);
     static final String PATH = "/internal/relay/";
+    /** Bounded by the owner's own session limit long before this. */
+    private static final int RELAYS_PER_OWNER = 1_000_000;
 
     private final WebSocketClient client;
     private final AtomicLong relayed = new AtomicLong();
@@ -42,6 +44,9 @@ final class NodeRelay {
     NodeRelay(Vertx vertx, ClusterSecurity security, NodeMetrics metrics) {
         this.metrics = metrics;
         WebSocketClientOptions options = new WebSocketClientOptions()
+                // One WebSocket per relayed browser, all to the same few owners: Vert.x's default of 50 per
+                // endpoint made the 51st browser relayed to one owner wait for another to leave.
+                .setMaxConnections(RELAYS_PER_OWNER)
                 .setMaxFrameSize(Tunnel.MAX_MESSAGE_BYTES + 1024)
                 .setMaxMessageSize(4 * Tunnel.MAX_MESSAGE_BYTES)
                 .setTryUsePerMessageCompression(false);

@@ -64,7 +64,10 @@ public final class Seal {
 
     public Sealed seal(String map, String key, Serializable value) {
         byte[] payload = serialize(value);
-        return new Sealed(map, key, payload, mac(keys.get(0), map, key, payload));
+        Sealed sealed = new Sealed(map, key, payload, mac(keys.get(0), map, key, payload));
+        // The member that owns an entry updates it next: it opens what it sealed without deserialising it again.
+        remember(memo(map, key, sealed.mac()), value);
+        return sealed;
     }
 
     /**
@@ -77,7 +80,7 @@ public final class Seal {
                 || sealed.mac() == null) {
             return null;
         }
-        String memo = map + '\0' + key + '\0' + Base64.getEncoder().encodeToString(sealed.mac());
+        String memo = memo(map, key, sealed.mac());
         Object known = opened.get(memo);
         if (known != null) {
             return (V) known;
@@ -90,11 +93,22 @@ public final class Seal {
             return null;
         }
         V value = (V) deserialize(sealed.payload());
+        if (value != null) {
+            remember(memo, value);
+        }
+        return value;
+    }
+
+    /** Values are immutable records: what opened (or was sealed) under a proof is what that proof stands for. */
+    private void remember(String memo, Object value) {
         if (opened.size() >= REMEMBERED) {
             opened.clear();
         }
         opened.put(memo, value);
-        return value;
+    }
+
+    private static String memo(String map, String key, byte[] mac) {
+        return map + '\0' + key + '\0' + Base64.getEncoder().encodeToString(mac);
     }
 
     private static byte[] mac(SecretKeySpec key, String map, String entryKey, byte[] payload) {
