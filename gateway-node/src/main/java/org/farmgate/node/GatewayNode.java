@@ -14,6 +14,7 @@ import io.vertx.ext.web.handler.StaticHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.farmgate.node.addressbook.AddressBookRuntime;
 import org.farmgate.node.api.AddressBookApi;
@@ -69,7 +70,7 @@ public final class GatewayNode {
     private final Router relayRouter;
     private final AtomicInteger port = new AtomicInteger();
     private final AtomicInteger relayPort = new AtomicInteger();
-    private final List<String> deployments = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<String> deployments = new CopyOnWriteArrayList<>();
 
     /**
      * What the node takes from the world beyond its configuration: the time, and its host's memory and load. The

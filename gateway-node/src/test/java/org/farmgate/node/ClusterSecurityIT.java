@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -28,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
 import org.farmgate.testkit.client.GatewayApi;
 import org.farmgate.testkit.client.WsClient;
 import org.farmgate.testkit.fault.TappingProxy;
@@ -37,7 +39,10 @@ import org.farmgate.testkit.process.ClusterKeys;
 import org.farmgate.testkit.process.NodeProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Two node processes with keys made by bin/farmgate-keys, and an attacker on the cluster network who knows the
@@ -47,6 +52,7 @@ import org.junit.jupiter.api.Test;
  * over the event bus and the relay passes through tapping proxies). The member, event-bus and relay ports are bound
  * to the cluster address alone, as the processes' real sockets show.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterSecurityIT {
 
     private static final String TOKEN = "security-it-admin-token-0123456789abcdef";
@@ -67,8 +73,9 @@ class ClusterSecurityIT {
         guacd = SyntheticGuacd.start(vertx, new SyntheticGuacdOptions().echoKeys(true)).await(10, TimeUnit.SECONDS);
         keys = ClusterKeys.ensure(Path.of("target/cluster-keys-security").toAbsolutePath(), List.of("sec-1", "sec-2"));
         // Another CA, with a certificate for a name the cluster knows: still a stranger.
-        rogue = ClusterKeys.ensure(Path.of("target/cluster-keys-rogue").toAbsolutePath(), List.of("sec-1"));
-        for (String key : List.of("member-1", "member-2", "bus-1", "bus-2", "relay-1", "relay-2")) {
+        rogue = ClusterKeys.ensure(Path.of("target/cluster-keys-rogue").toAbsolutePath(), List.of("sec-1", "rogue-1"));
+        for (String key : List.of("member-1", "member-2", "bus-1", "bus-2", "relay-1", "relay-2", "member-r", "bus-r",
+                "relay-r")) {
             ports.put(key, TestNode.freePort());
         }
         eventBusTap = TappingProxy.start(vertx, CLUSTER_HOST, CLUSTER_HOST, ports.get("bus-2"), 16 << 20)
@@ -192,6 +199,67 @@ class ClusterSecurityIT {
                 assertTrue(listening.contains(CLUSTER_HOST + ":" + ports.get(port + (i + 1))),
                         "node " + (i + 1) + " does not listen on its " + port + " port: " + listening);
             }
+        }
+    }
+
+    /**
+     * A member with another CA's certificate and another cluster key joins Hazelcast (open-source Hazelcast lets any
+     * member in) but is never believed: the real nodes never list it and never place a session on it. What it can
+     * still do is garble what it owns (a denial of service), so a create may answer 503, never anything worse.
+     * Last, since the stranger's partitions disturb the cluster while it is in.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void aMemberWithAnotherCaAndClusterKeyIsNeverBelieved() throws Exception {
+        String members = CLUSTER_HOST + ":" + ports.get("member-1") + "," + CLUSTER_HOST + ":" + ports.get("member-2");
+        Map<String, String> env = new HashMap<>();
+        env.put("GW_NODE_ID", "rogue-1");
+        env.put("GW_ADMIN_TOKEN", TOKEN);
+        env.put("GW_GUACD_PORT", String.valueOf(guacd.port()));
+        env.put("GW_CLUSTER_HOST", CLUSTER_HOST);
+        env.put("GW_CLUSTER_PORT", String.valueOf(ports.get("member-r")));
+        env.put("GW_CLUSTER_MEMBERS", members);
+        env.put("GW_CLUSTER_NAME", "farmgate-security-it");
+        env.put("GW_EVENTBUS_PORT", String.valueOf(ports.get("bus-r")));
+        env.put("GW_RELAY_PORT", String.valueOf(ports.get("relay-r")));
+        env.put("GW_CLUSTER_SECRETS_DIR", rogue.toString());
+        env.put("GW_MEMORY_BUDGET_MB", "1000000"); // would win every placement if believed
+        env.put("GW_HEARTBEAT_MS", "500");
+        env.put("GW_LOG_LEVEL", "WARN");
+        try (NodeProcess stranger = NodeProcess.start(NodeProcess.Launch.jar(Path.of("target/farmgate-node.jar")), env,
+                List.of("-Xmx256m"), Files.createTempFile("farmgate-security-it-rogue", ".log"))) {
+            List<Set<String>> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+            // Heartbeats of the real nodes that land on the stranger's partitions are dropped there (a denial of
+            // service): the view may lose real nodes, but it never gains the stranger.
+            try {
+                Awaitility.await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(20)).until(() -> {
+                    Set<String> ids = nodeIds(api(1));
+                    seen.add(ids);
+                    return Set.of("sec-1", "sec-2").containsAll(ids);
+                });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("the stranger was listed as a node: " + seen, e);
+            }
+            List<Integer> answers = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                GatewayApi.Answer answer = api(1).postAnswer("/api/sessions", "{\"hostname\":\"127.0.0.1\"}");
+                answers.add(answer.status());
+                assertTrue(answer.status() == 201 || answer.status() == 503, "create answered " + answer);
+                if (answer.status() == 201) {
+                    assertTrue(Set.of("sec-1", "sec-2").contains(answer.body().get("node_id").asText()),
+                            answer.toString());
+                }
+            }
+        }
+    }
+
+    private static Set<String> nodeIds(GatewayApi api) {
+        try {
+            Set<String> ids = new HashSet<>();
+            api.get("/api/cluster").get("nodes").forEach(node -> ids.add(node.get("node_id").asText()));
+            return ids;
+        } catch (Exception e) {
+            return Set.of(); // unreadable counts as no node: the denial of service the test allows
         }
     }
 

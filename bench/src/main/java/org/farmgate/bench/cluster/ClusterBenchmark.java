@@ -4,13 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,6 +24,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.farmgate.bench.Stats;
+import org.farmgate.bench.node.CpuClock;
 import org.farmgate.model.Json;
 import org.farmgate.testkit.client.StreamReader;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
@@ -112,7 +116,7 @@ public final class ClusterBenchmark implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(new ClusterBenchmark()),
                     "--security takes secure and/or insecure, not '" + mode + "'");
         }
-        Map<String, String> out = new java.util.HashMap<>(env);
+        Map<String, String> out = new HashMap<>(env);
         out.put("GW_CLUSTER_INSECURE", String.valueOf(mode.equals("insecure")));
         return out;
     }
@@ -133,7 +137,7 @@ public final class ClusterBenchmark implements Callable<Integer> {
             String first = cluster.nodes().get(0).baseUrl();
             try {
                 WebSocketClient client = vertx.createWebSocketClient(
-                        new io.vertx.core.http.WebSocketClientOptions().setMaxConnections(sessions + 1));
+                        new WebSocketClientOptions().setMaxConnections(sessions + 1));
                 for (int i = 0; i < sessions; i++) {
                     JsonNode session = post(http, first + "/api/sessions", CREATE);
                     String ticket = post(http, first + "/api/ws-ticket", null).get("ticket").asText();
@@ -167,10 +171,10 @@ public final class ClusterBenchmark implements Callable<Integer> {
         }
     }
 
-    private static long cpu(LocalCluster cluster) throws java.io.IOException {
+    private static long cpu(LocalCluster cluster) throws IOException {
         long total = 0;
         for (NodeProcess node : cluster.nodes()) {
-            total += org.farmgate.bench.node.CpuClock.cpuMillis(node.pid());
+            total += CpuClock.cpuMillis(node.pid());
         }
         return total;
     }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.error.SessionClosedException;
 import org.farmgate.error.TooManyException;
@@ -49,7 +50,7 @@ public final class SessionHost {
     private final SessionLedger ledger;
     private final Clock clock;
     private final ConcurrentMap<String, LocalSession> sessions = new ConcurrentHashMap<>();
-    private final List<Promise<Boolean>> idleWaiters = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Promise<Boolean>> idleWaiters = new CopyOnWriteArrayList<>();
 
     public SessionHost(Vertx vertx, String nodeId, Limits limits, SessionLedger ledger, Clock clock) {
         this.vertx = vertx;

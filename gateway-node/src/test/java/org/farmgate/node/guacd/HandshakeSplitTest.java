@@ -8,6 +8,8 @@ import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -84,10 +86,10 @@ class HandshakeSplitTest {
         // args cut in two (at a few places), then ready and what follows it cut at every byte.
         for (int first : new int[] {1, ARGS.length / 2, ARGS.length - 1}) {
             for (int second = ARGS.length + 1; second < REPLY.length; second++) {
-                pieces.set(List.of(java.util.Arrays.copyOfRange(REPLY, 0, first),
-                        java.util.Arrays.copyOfRange(REPLY, first, ARGS.length),
-                        java.util.Arrays.copyOfRange(REPLY, ARGS.length, second),
-                        java.util.Arrays.copyOfRange(REPLY, second, REPLY.length)));
+                pieces.set(List.of(Arrays.copyOfRange(REPLY, 0, first),
+                        Arrays.copyOfRange(REPLY, first, ARGS.length),
+                        Arrays.copyOfRange(REPLY, ARGS.length, second),
+                        Arrays.copyOfRange(REPLY, second, REPLY.length)));
                 assertEquals(AFTER_READY, handOver(client, request), "cut at " + first + " and " + second);
             }
         }
@@ -116,7 +118,7 @@ class HandshakeSplitTest {
     }
 
     private static List<String> concat(String head, List<String> tail) {
-        List<String> all = new java.util.ArrayList<>();
+        List<String> all = new ArrayList<>();
         all.add(head);
         all.addAll(tail);
         return all;

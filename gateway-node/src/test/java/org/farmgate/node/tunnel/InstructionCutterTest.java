@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.buffer.Buffer;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.farmgate.protocol.GuacamoleParser;
 import org.farmgate.protocol.Instruction;
@@ -32,7 +33,7 @@ class InstructionCutterTest {
             List<Integer> visited = new ArrayList<>();
             for (byte[] chunk : chunks) {
                 cutter.feed(Buffer.buffer(chunk), (bytes, start, end, scanner) -> visited.add(end - start));
-                byte[] whole = java.util.Arrays.copyOfRange(cutter.array(), cutter.completeStart(),
+                byte[] whole = Arrays.copyOfRange(cutter.array(), cutter.completeStart(),
                         cutter.completeEnd());
                 // what one chunk hands on parses on its own: whole instructions, nothing cut
                 GuacamoleParser alone = new GuacamoleParser(WireTables.LIMITS);

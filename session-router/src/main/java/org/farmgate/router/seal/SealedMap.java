@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * member without the key can still delete or garble entries (only network isolation stops that) but can make no
  * record that grants access, routes a relay or places a session.
  *
- * <p>Updates and queries run on the member that owns the entry, with that member's installed {@link Seal}; query
- * results come back sealed and are opened again here, so a member that owns a partition cannot answer with
- * records of its own making either.
+ * <p>Updates and queries run on the member that owns the entry, with that member's installed {@link Seal}. An
+ * update travels signed, and an owner applies only an update that opens, so no member can have its own values
+ * sealed by an owner that holds the key; query results come back sealed and are opened again here, so a member
+ * that owns a partition cannot answer with records of its own making either.
  */
 public final class SealedMap<V extends Serializable> implements SharedMap<String, V> {
 
@@ -65,7 +66,7 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
 
     @Override
     public CompletionStage<V> putIfAbsent(String key, V value) {
-        return inner.update(key, new SealedUpdate<>(name, key, new PutIfAbsent<>(value)));
+        return update(key, new PutIfAbsent<>(value));
     }
 
     @Override
@@ -75,7 +76,7 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
 
     @Override
     public <R> CompletionStage<R> update(String key, Update<V, R> update) {
-        return inner.update(key, new SealedUpdate<>(name, key, update));
+        return inner.update(key, new SealedUpdate<V, R>(name, key, seal.seal(SealedUpdate.updates(name), key, update)));
     }
 
     @Override

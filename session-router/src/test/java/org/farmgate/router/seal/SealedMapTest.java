@@ -83,6 +83,22 @@ class SealedMapTest {
         assertNull(join(after.get("k")), "once the old key is dropped, its records no longer open");
     }
 
+    @Test
+    void anOwnerAppliesOnlyUpdatesSignedWithTheClusterKey() {
+        // A member without the key sends an update to an owner that has it: were it applied, the owner would seal
+        // the stranger's value with the real key.
+        Seal stranger = new Seal(List.of(KEY_B));
+        SealedUpdate<String, String> unsigned = new SealedUpdate<>("farmgate.test", "k",
+                stranger.seal(SealedUpdate.updates("farmgate.test"), "k", new Append()));
+        assertNull(join(raw.update("k", unsigned)));
+        assertNull(join(map.get("k")), "nothing was stored");
+        assertNull(join(raw.get("k")));
+        // and a signed update is not a value: it does not open as one
+        Object signed = new Seal(List.of(KEY_A)).seal(SealedUpdate.updates("farmgate.test"), "k", new Append());
+        join(raw.set("k", signed));
+        assertNull(join(map.get("k")));
+    }
+
     /** Appends "x", answering what was there ("none" when absent). */
     private record Append() implements Update<String, String> {
         @Override

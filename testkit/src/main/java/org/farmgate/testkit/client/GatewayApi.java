@@ -25,7 +25,20 @@ public final class GatewayApi {
         this.token = token;
     }
 
+    /** An answer of any status, with its JSON body (or null when it has none). */
+    public record Answer(int status, JsonNode body) {
+    }
+
     public JsonNode post(String path, String body) throws IOException, InterruptedException {
+        Answer answer = postAnswer(path, body);
+        if (answer.status() / 100 != 2) {
+            throw new IOException("POST " + path + " answered " + answer.status() + ": " + answer.body());
+        }
+        return answer.body();
+    }
+
+    /** A POST whose non-2xx answers are results too. */
+    public Answer postAnswer(String path, String body) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path))
                 .timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + token)
@@ -33,10 +46,8 @@ public final class GatewayApi {
                 .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() / 100 != 2) {
-            throw new IOException("POST " + path + " answered " + response.statusCode() + ": " + response.body());
-        }
-        return Json.mapper().readTree(response.body());
+        return new Answer(response.statusCode(), response.body().isEmpty() ? null
+                : Json.mapper().readTree(response.body()));
     }
 
     public JsonNode get(String path) throws IOException, InterruptedException {
