@@ -158,14 +158,7 @@ public final class GatewayNode {
     }
 
     private Future<Void> listen() {
-        HttpServerOptions options = new HttpServerOptions()
-                .setHost(config.httpHost())
-                .setPort(config.httpPort())
-                .setTcpNoDelay(true)
-                .setWebSocketSubProtocols(List.of("guacamole"))
-                // Guacamole's images are PNG/JPEG already; deflate would cost CPU and ~100s of KB per socket.
-                .setPerMessageWebSocketCompressionSupported(false)
-                .setPerFrameWebSocketCompressionSupported(false);
+        HttpServerOptions options = tunnelListener(config.httpHost(), config.httpPort());
         // Port 0 (tests) cannot be shared by several servers: each would get its own port.
         int instances = config.httpPort() == 0 ? 1 : config.eventLoops();
         Future<Void> publicPort = deploy(router, options, port, instances);
@@ -183,18 +176,21 @@ public final class GatewayNode {
      */
     private HttpServerOptions relayListenerOptions() {
         ClusterSecurity security = config.security();
-        HttpServerOptions options = new HttpServerOptions()
-                .setHost(config.cluster().host() != null ? config.cluster().host() : "0.0.0.0")
-                .setPort(security.relayPort())
+        HttpServerOptions options = tunnelListener(config.cluster().host() != null ? config.cluster().host()
+                : "0.0.0.0", security.relayPort());
+        return security.secured() ? security.mutualTls(options).setClientAuth(ClientAuth.REQUIRED) : options;
+    }
+
+    /** A listener for Guacamole WebSockets, public or internal. */
+    private static HttpServerOptions tunnelListener(String host, int port) {
+        return new HttpServerOptions()
+                .setHost(host)
+                .setPort(port)
                 .setTcpNoDelay(true)
                 .setWebSocketSubProtocols(List.of("guacamole"))
+                // Guacamole's images are PNG/JPEG already; deflate would cost CPU and ~100s of KB per socket.
                 .setPerMessageWebSocketCompressionSupported(false)
                 .setPerFrameWebSocketCompressionSupported(false);
-        if (security.secured()) {
-            options.setSsl(true).setKeyCertOptions(security.keyCertOptions()).setTrustOptions(security.trustOptions())
-                    .setClientAuth(ClientAuth.REQUIRED);
-        }
-        return options;
     }
 
     private Future<Void> deploy(Router routes, HttpServerOptions options, AtomicInteger boundPort, int instances) {

@@ -1,6 +1,7 @@
 package org.farmgate.node.config;
 
 import io.vertx.core.net.PfxOptions;
+import io.vertx.core.net.TCPSSLOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -131,14 +132,16 @@ public record ClusterSecurity(Path keystore, String keystorePassword, Path trust
         return keys;
     }
 
-    /** This node's key and certificate, for both ends of a mutual TLS channel. */
-    public PfxOptions keyCertOptions() {
-        return new PfxOptions().setPath(keystore.toString()).setPassword(keystorePassword);
-    }
-
-    /** The CAs a peer's certificate must chain to. */
-    public PfxOptions trustOptions() {
-        return new PfxOptions().setPath(truststore.toString()).setPassword(truststorePassword);
+    /**
+     * Mutual TLS against the cluster CA on one of the node-to-node channels (event bus, relay listener, relay
+     * client): this node's certificate, and the CAs a peer's must chain to. A server side must also require the
+     * client's certificate; a client side accepts the owner by its CA, whatever address it was reached on.
+     */
+    public <T extends TCPSSLOptions> T mutualTls(T options) {
+        options.setSsl(true)
+                .setKeyCertOptions(new PfxOptions().setPath(keystore.toString()).setPassword(keystorePassword))
+                .setTrustOptions(new PfxOptions().setPath(truststore.toString()).setPassword(truststorePassword));
+        return options;
     }
 
     /** Names the files, never a password or a key. */

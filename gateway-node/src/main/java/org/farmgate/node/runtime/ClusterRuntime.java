@@ -152,8 +152,7 @@ public final class ClusterRuntime {
         if (security.secured()) {
             // Credentials travel between nodes here: mutual TLS against the cluster CA, a peer without a node
             // certificate gets no byte through.
-            eventBus.setSsl(true).setKeyCertOptions(security.keyCertOptions()).setTrustOptions(security.trustOptions())
-                    .setClientAuth(ClientAuth.REQUIRED);
+            security.mutualTls(eventBus).setClientAuth(ClientAuth.REQUIRED);
         } else if (cluster.expectsOthers()) {
             LOG.warn("GW_CLUSTER_INSECURE: the event bus and relays between nodes are in clear text and "
                     + "unauthenticated; anyone on the cluster network can read credentials and act as a node");

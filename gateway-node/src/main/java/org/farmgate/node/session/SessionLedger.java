@@ -30,9 +30,6 @@ public final class SessionLedger {
     /** Counts ends by the status they leave the record in. */
     public interface EndCounter {
         void ended(SessionStatus status);
-
-        EndCounter NONE = status -> {
-        };
     }
 
     private final String nodeId;

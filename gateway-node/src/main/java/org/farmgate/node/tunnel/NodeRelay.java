@@ -51,10 +51,7 @@ final class NodeRelay {
                 .setMaxMessageSize(4 * Tunnel.MAX_MESSAGE_BYTES)
                 .setTryUsePerMessageCompression(false);
         if (security.secured()) {
-            // The owner proves itself by a certificate of the cluster CA, whatever address it was reached on; this
-            // node proves itself the same way to the owner's listener.
-            options.setSsl(true).setKeyCertOptions(security.keyCertOptions()).setTrustOptions(security.trustOptions())
-                    .setVerifyHost(false);
+            security.mutualTls(options).setVerifyHost(false);
         }
         this.client = vertx.createWebSocketClient(options);
     }
