@@ -29,12 +29,14 @@ import org.farmgate.node.auth.TokenService;
 import org.farmgate.node.cluster.GuacdProbe;
 import org.farmgate.node.cluster.HostProbe;
 import org.farmgate.node.cluster.NodeAgent;
+import org.farmgate.node.cluster.QuotaRepair;
 import org.farmgate.node.cluster.Readiness;
 import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.NodeMessenger;
+import org.farmgate.node.peer.PeerChannels;
 import org.farmgate.node.runtime.ClusterRuntime;
 import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
@@ -64,6 +66,8 @@ public final class GatewayNode {
     private final SessionHost host;
     private final GuacdClient guacd;
     private final NodeAgent agent;
+    private final PeerChannels peers;
+    private final QuotaRepair quotaRepair;
     private final TunnelEndpoint tunnels;
     private final Router router;
     private final AddressBookRuntime addressBook;
@@ -90,7 +94,8 @@ public final class GatewayNode {
         this.config = config;
         Clock clock = environment.clock();
         NodeRegistry registry = new NodeRegistry(runtime.nodes());
-        SessionRouter sessionRouter = new SessionRouter(registry, clock, config.cluster().heartbeat());
+        SessionRouter sessionRouter = new SessionRouter(registry, clock, config.cluster().heartbeat(),
+                config.cluster().staleAfter());
         SessionQuota quota = new SessionQuota(runtime.userSessions());
         SessionDirectory directory = new SessionDirectory(runtime.sessions());
         SessionLedger ledger = new SessionLedger(config.nodeId(), directory, sessionRouter, quota, metrics::ended,
@@ -106,9 +111,11 @@ public final class GatewayNode {
         TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, clock);
         TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX, clock);
         Authenticator auth = new Authenticator(vertx, tokens);
+        this.quotaRepair = new QuotaRepair(vertx, runtime.membership(), registry, quota, QuotaRepair.ROUND);
+        NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
+        this.peers = new PeerChannels(messenger, config.nodeId());
         SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(),
-                config.maxSessionsPerUser(), host, directory, sessionRouter, quota, ledger, new NodeMessenger(vertx, 10_000),
-                metrics);
+                config.maxSessionsPerUser(), host, directory, sessionRouter, quota, ledger, messenger, metrics);
         metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);
         sessions.serve();
         this.addressBook = AddressBookRuntime.start(config.addressBook(), config.nodeId(), runtime, metrics, clock);
@@ -121,9 +128,9 @@ public final class GatewayNode {
                 addressBook == null ? null : addressBook.cache())).mount(router);
         new SessionsApi(sessions, metrics, config.pendingTimeout().toSeconds()).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
-        new ClusterApi(vertx, registry, agent).mount(router, auth);
+        new ClusterApi(vertx, registry, agent, quota).mount(router, auth);
         if (addressBook != null) {
-            new AddressBookApi(vertx, addressBook.cache(), addressBook.blocking(), sessions,
+            new AddressBookApi(vertx, addressBook.cache(), sessions,
                     config.pendingTimeout().toSeconds()).mount(router, auth);
         }
         this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), config.security(), auth, tickets, relayTickets,
@@ -145,16 +152,46 @@ public final class GatewayNode {
         return start(config, adminToken, Environment.system());
     }
 
+    /**
+     * The returned future is bound to no event loop: when the start fails, Vert.x is closed before the caller hears
+     * of it, and an answer delivered on one of its stopped loops would never arrive (a second node with a duplicate
+     * id used to hang there, with a RejectedExecutionException on a dead loop).
+     */
     public static Future<GatewayNode> start(NodeConfig config, String adminToken, Environment environment) {
         NodeMetrics metrics = new NodeMetrics();
-        return ClusterRuntime.start(config, metrics).compose(runtime -> {
-            GatewayNode node = new GatewayNode(runtime, config, adminToken, metrics, environment);
-            return node.listen()
-                    .compose(ignored -> node.agent.start(node.httpPort(), config.security().relayPublicPort() > 0
-                            ? config.security().relayPublicPort() : node.relayPort.get()))
-                    .map(node)
-                    .recover(error -> runtime.close().transform(ignored -> Future.failedFuture(error)));
+        Promise<GatewayNode> started = Promise.promise();
+        ClusterRuntime.start(config, metrics).onComplete(up -> {
+            if (up.failed()) {
+                started.fail(up.cause());
+                return;
+            }
+            ClusterRuntime runtime = up.result();
+            Future<GatewayNode> ready;
+            try {
+                GatewayNode node = new GatewayNode(runtime, config, adminToken, metrics, environment);
+                ready = node.listen()
+                        .compose(ignored -> node.agent.start(node.httpPort(), config.security().relayPublicPort() > 0
+                                ? config.security().relayPublicPort() : node.relayPort.get()))
+                        .map(ignored -> {
+                            node.quotaRepair.start();
+                            if (runtime.isClustered()) {
+                                node.peers.serve();
+                                node.agent.onView(node.peers::seen);
+                            }
+                            return node;
+                        });
+            } catch (RuntimeException e) {
+                ready = Future.failedFuture(e);
+            }
+            ready.onComplete(result -> {
+                if (result.succeeded()) {
+                    started.complete(result.result());
+                } else {
+                    runtime.close().onComplete(closed -> started.fail(result.cause()));
+                }
+            });
         });
+        return started.future();
     }
 
     private Future<Void> listen() {
@@ -238,7 +275,11 @@ public final class GatewayNode {
                     // Every end gives its reservation and quota place back through the cluster: before leaving it.
                     return host.whenIdle(Duration.ofSeconds(10));
                 })
-                .compose(ignored -> agent.stop().otherwiseEmpty())
+                .compose(ignored -> {
+                    peers.stop();
+                    quotaRepair.stop();
+                    return agent.stop().otherwiseEmpty();
+                })
                 .compose(ignored -> Future.join(deployments.stream().map(vertx::undeploy).toList()))
                 .eventually(tunnels::close)
                 .eventually(guacd::close)

@@ -142,6 +142,24 @@ class AddressBookTest {
     }
 
     @Test
+    void deletingAFolderCannotWaitOnItsOwnPool() throws Exception {
+        // One Vault call at a time: the delete fans out to every secret of the folder through that one thread.
+        String base = "rustguac/shared/narrow/";
+        vault.put(base + "a", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1"));
+        vault.put(base + "b", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1"));
+        vault.put(base + "deeper/c", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1"));
+        try (TestNode narrow = TestNode.start(new org.farmgate.testkit.guacd.SyntheticGuacdOptions(), Map.of(
+                "GW_CLUSTER_ENABLED", "false", "VAULT_ADDR", vault.address(), "VAULT_TOKEN", ROOT,
+                "GW_VAULT_PARALLELISM", "1"))) {
+            HttpResponse<String> deleted = narrow.request("DELETE", "/api/addressbook/folders/shared/narrow",
+                    TestNode.ADMIN, null);
+            assertEquals(200, deleted.statusCode(), deleted.body());
+            assertTrue(deleted.body().contains("3"), deleted.body());
+            assertEquals(null, vault.get(base + "deeper/c"));
+        }
+    }
+
+    @Test
     void namesAreCheckedAsRustguacChecksThem() throws Exception {
         TestNode one = cluster.node(1);
         for (String bad : List.of("..", ".config", "a b", "x".repeat(65))) {

@@ -42,6 +42,9 @@ public final class TestNode implements AutoCloseable {
      */
     public static final HostProbe HOST = HostProbe.fixed(new HostProbe.Reading(65_536, 49_152, -1, 0, 4, 0.5));
 
+    /** A setting of the tests only: the host id the node's host probe reports. */
+    public static final String HOST_ID = "TEST_HOST_ID";
+
     public final Vertx peerVertx = Vertx.vertx();
     public final SyntheticGuacd guacd;
     public final GatewayNode node;
@@ -64,8 +67,12 @@ public final class TestNode implements AutoCloseable {
         values.put("GW_RELAY_PORT", "0");
         values.put("GW_MEMORY_BUDGET_MB", "100000");
         values.putAll(settings);
+        // A test may place nodes on one host: they then report the same host id, as nodes on one machine do.
+        String hostId = values.remove(HOST_ID);
+        HostProbe host = hostId == null ? HOST : HostProbe.fixed(new HostProbe.Reading(65_536, 49_152, -1, 0, 4, 0.5,
+                hostId));
         NodeConfig config = NodeConfig.from(new ConfigSource(values));
-        node = GatewayNode.start(config, ADMIN, new GatewayNode.Environment(Clock.systemUTC(), HOST))
+        node = GatewayNode.start(config, ADMIN, new GatewayNode.Environment(Clock.systemUTC(), host))
                 .await(60, TimeUnit.SECONDS);
         node.runtime().vertx().exceptionHandler(unhandled::add);
     }

@@ -14,8 +14,9 @@ import org.farmgate.router.store.Update;
 
 /**
  * The non-secret record of every session in the cluster, by id. Only the node that runs a session writes its
- * record while it lives; after that node is gone, the cluster's coordinator marks its records {@code lost}. No
- * credential is ever part of a record.
+ * record while it lives; after that node is gone, the cluster's coordinator marks its records {@code lost}. Every
+ * write and removal is conditional on the node the record names, so that no node ever overwrites or drops the
+ * record of a session another node runs. No credential is ever part of a record.
  */
 public final class SessionDirectory {
 
@@ -28,16 +29,18 @@ public final class SessionDirectory {
         this.records = records;
     }
 
-    public CompletionStage<Void> publish(SessionInfo info) {
-        return records.set(info.sessionId(), info);
+    /** Writes the record of a session its node runs; false when the record belongs to another node. */
+    public CompletionStage<Boolean> publish(SessionInfo info) {
+        return records.update(info.sessionId(), new Write(info));
     }
 
     public CompletionStage<SessionInfo> find(String sessionId) {
         return records.get(sessionId);
     }
 
-    public CompletionStage<SessionInfo> remove(String sessionId) {
-        return records.remove(sessionId);
+    /** Removes the record if it is still {@code expected}'s node's; the record removed, or null. */
+    public CompletionStage<SessionInfo> remove(SessionInfo expected) {
+        return records.update(expected.sessionId(), new RemoveOwnedBy(expected.nodeId()));
     }
 
     /** Sessions created by {@code creator}, or everyone's when null, oldest first. */
@@ -51,7 +54,7 @@ public final class SessionDirectory {
         return records.query(new LiveOnNode(nodeId)).thenCompose(ids -> {
             CompletionStage<List<SessionInfo>> done = CompletableFuture.completedFuture(new ArrayList<>());
             for (String id : ids) {
-                done = done.thenCompose(marked -> records.update(id, new MarkLost(at)).thenApply(info -> {
+                done = done.thenCompose(marked -> records.update(id, new MarkLost(nodeId, at)).thenApply(info -> {
                     if (info != null) {
                         marked.add(info);
                     }
@@ -88,11 +91,29 @@ public final class SessionDirectory {
         }
     }
 
-    private record MarkLost(Instant at) implements Update<SessionInfo, SessionInfo> {
+    private record Write(SessionInfo info) implements Update<SessionInfo, Boolean> {
+
+        @Override
+        public Outcome<SessionInfo, Boolean> apply(SessionInfo current) {
+            return current == null || current.nodeId().equals(info.nodeId()) ? Outcome.store(info, true)
+                    : Outcome.keep(false);
+        }
+    }
+
+    private record RemoveOwnedBy(String nodeId) implements Update<SessionInfo, SessionInfo> {
 
         @Override
         public Outcome<SessionInfo, SessionInfo> apply(SessionInfo current) {
-            if (current == null || !current.status().isLive()) {
+            return current != null && current.nodeId().equals(nodeId) ? Outcome.store(null, current)
+                    : Outcome.keep(null);
+        }
+    }
+
+    private record MarkLost(String nodeId, Instant at) implements Update<SessionInfo, SessionInfo> {
+
+        @Override
+        public Outcome<SessionInfo, SessionInfo> apply(SessionInfo current) {
+            if (current == null || !current.status().isLive() || !current.nodeId().equals(nodeId)) {
                 return Outcome.keep(null);
             }
             SessionInfo lost = current.ended(SessionStatus.LOST, at, "node " + current.nodeId() + " left the cluster");

@@ -15,8 +15,9 @@ import org.farmgate.model.NodeLoad;
 import org.farmgate.model.NodeState;
 import org.farmgate.model.Protocol;
 import org.farmgate.router.placement.PlacementPolicy;
-import org.farmgate.router.registry.NodeRegistry;
+import org.farmgate.router.registry.Liveness;
 import org.farmgate.router.registry.NodeRegistry.ReserveResult;
+import org.farmgate.router.registry.NodeRegistry;
 
 /**
  * Places new sessions on the cluster's nodes and charges them there.
@@ -44,9 +45,12 @@ import org.farmgate.router.registry.NodeRegistry.ReserveResult;
  * before it answers "no capacity".</li>
  * <li><b>Retries.</b> A reservation is keyed by the session id, so repeating one (a retry after a timeout) is a
  * no-op, and so is releasing one twice.</li>
- * <li><b>Node loss.</b> Reservations live in the node's entry, which the cluster coordinator removes when the
- * node's member leaves; nothing has to be counted down, and nothing can be placed on a departed node, because its
- * entry is gone before a new snapshot is read. A reservation attempt on it finds no entry and moves on.</li>
+ * <li><b>Node loss.</b> Reservations live in the node's entry, which the cluster coordinator turns into a tombstone
+ * when the node's member has left and its beat stopped; nothing has to be counted down, and a reservation attempt
+ * on a departed node finds no entry and moves on.</li>
+ * <li><b>A node that stopped beating but is still a member</b> (a paused JVM, a full GC, a stuck host) would keep
+ * receiving sessions it cannot open. The router tracks every node's beat with {@link Liveness}, on its own clock,
+ * and skips a node whose beat has not changed for {@code staleAfter}: no two hosts' clocks are compared.</li>
  * <li><b>Measurement lag.</b> A reservation is "pending" until the session's guacd connection exists, and pending
  * memory is subtracted from the host's measured available memory too, since the measurement cannot show it yet.</li>
  * </ul>
@@ -60,14 +64,16 @@ public final class SessionRouter {
     private final NodeRegistry registry;
     private final Clock clock;
     private final long viewMaxAgeMillis;
+    private final Liveness liveness;
     private final Object viewLock = new Object();
     private CompletableFuture<Map<String, NodeLoad>> view;
     private long viewReadAt;
 
-    public SessionRouter(NodeRegistry registry, Clock clock, Duration viewMaxAge) {
+    public SessionRouter(NodeRegistry registry, Clock clock, Duration viewMaxAge, Duration staleAfter) {
         this.registry = registry;
         this.clock = clock;
         this.viewMaxAgeMillis = viewMaxAge.toMillis();
+        this.liveness = new Liveness(staleAfter);
     }
 
     /**
@@ -93,6 +99,7 @@ public final class SessionRouter {
             if (stale) {
                 viewReadAt = now;
                 view = registry.summaries().toCompletableFuture().thenApply(nodes -> {
+                    liveness.observe(nodes, clock.millis());
                     Map<String, NodeLoad> byId = new ConcurrentHashMap<>();
                     nodes.forEach(node -> byId.put(node.nodeId(), node));
                     return byId;
@@ -121,8 +128,9 @@ public final class SessionRouter {
     private CompletionStage<Placement> tryCandidates(String sessionId, Protocol protocol, DisplaySize display,
             Set<String> excluded, List<NodeLoad> nodes, boolean mayRefresh) {
         List<NodeLoad> eligible = new ArrayList<>(nodes.size());
+        long now = clock.millis();
         for (NodeLoad node : nodes) {
-            if (!excluded.contains(node.nodeId())) {
+            if (!excluded.contains(node.nodeId()) && liveness.isFresh(node.nodeId(), now)) {
                 eligible.add(node);
             }
         }

@@ -26,13 +26,14 @@ class SessionRouterTest {
 
     private final LocalSharedMap<String, NodeLoad> map = new LocalSharedMap<>();
     private final NodeRegistry registry = new NodeRegistry(map);
-    private final SessionRouter router = new SessionRouter(registry, Clock.systemUTC(), java.time.Duration.ZERO);
+    private final SessionRouter router = new SessionRouter(registry, Clock.systemUTC(), java.time.Duration.ZERO,
+            java.time.Duration.ofMinutes(1));
 
     @Test
     void concurrentCreatesNeverOvercommitAndFillEveryNode() throws Exception {
         // three nodes whose budgets hold 100 SSH sessions of 10 MB each
         for (String id : List.of("a", "b", "c")) {
-            registry.publish(Loads.node(id, 1000, 64_000), Instant.EPOCH).toCompletableFuture().join();
+            registry.publish(Loads.node(id, 1000, 64_000), Set.of()).toCompletableFuture().join();
         }
         ExecutorService pool = Executors.newFixedThreadPool(16);
         AtomicInteger placed = new AtomicInteger();
@@ -68,7 +69,7 @@ class SessionRouterTest {
 
     @Test
     void releaseIsIdempotentAndFreesTheMemory() {
-        registry.publish(Loads.node("a", 100, 64_000), Instant.EPOCH).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 100, 64_000), Set.of()).toCompletableFuture().join();
         SessionRouter.Placement p = router.place("s1", Protocol.RDP, DisplaySize.DEFAULT, Set.of())
                 .toCompletableFuture().join();
         assertEquals("a", p.nodeId());
@@ -85,10 +86,10 @@ class SessionRouterTest {
 
     @Test
     void aRefreshKeepsReservationsAndTheDrainFlag() {
-        registry.publish(Loads.node("a", 1000, 64_000), Instant.EPOCH).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 1000, 64_000), Set.of()).toCompletableFuture().join();
         router.place("s1", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join();
         registry.setDrain("a", true).toCompletableFuture().join();
-        registry.publish(Loads.node("a", 2000, 64_000), Instant.EPOCH).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 2000, 64_000), Set.of()).toCompletableFuture().join();
         NodeLoad node = registry.get("a").toCompletableFuture().join();
         assertEquals(2000, node.limits().budgetMb());
         assertEquals(1, node.reservations().sessionCount());
@@ -100,32 +101,69 @@ class SessionRouterTest {
 
     @Test
     void aRefreshReconcilesReservationsWithTheSessionsTheNodeHolds() {
-        registry.publish(Loads.node("a", 1000, 64_000), Instant.EPOCH).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 1000, 64_000), Set.of()).toCompletableFuture().join();
         router.place("orphan", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join();
         router.place("opened", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join();
         // The node holds "opened" (active by now) and "lost-update", a session whose reservation never arrived;
-        // "orphan" was reserved by a router that never delivered it, longer ago than the in-flight window.
+        // "orphan" was reserved by a router that never delivered it: the node has seen it unheld for too long.
         org.farmgate.model.ReservationBook local = org.farmgate.model.ReservationBook.EMPTY
                 .with(new org.farmgate.model.Reservation("opened", Protocol.SSH, 10, true, Instant.EPOCH))
                 .with(new org.farmgate.model.Reservation("lost-update", Protocol.SSH, 10, true, Instant.EPOCH));
-        registry.publish(Loads.node("a", 1000, 64_000).withReservations(local), Instant.now().plusSeconds(1))
+        registry.publish(Loads.node("a", 1000, 64_000).withReservations(local), Set.of("orphan"))
                 .toCompletableFuture().join();
         NodeLoad node = registry.get("a").toCompletableFuture().join();
         assertEquals(Set.of("opened", "lost-update"), node.reservations().entries().keySet());
         assertEquals(0, node.reservations().pendingMb());
         assertEquals(20, node.reservations().reservedMb());
-        // Within the in-flight window a reservation the node does not know yet is kept.
+        // A reservation the node does not hold and has not given up on yet is kept.
         router.place("on-its-way", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join();
-        registry.publish(Loads.node("a", 1000, 64_000).withReservations(local), Instant.now().minusSeconds(30))
+        registry.publish(Loads.node("a", 1000, 64_000).withReservations(local), Set.of("orphan"))
                 .toCompletableFuture().join();
         assertTrue(registry.get("a").toCompletableFuture().join().reservations().entries().containsKey("on-its-way"));
     }
 
     @Test
     void excludedNodesAreSkipped() {
-        registry.publish(Loads.node("a", 5000, 64_000), Instant.EPOCH).toCompletableFuture().join();
-        registry.publish(Loads.node("b", 1000, 64_000), Instant.EPOCH).toCompletableFuture().join();
+        registry.publish(Loads.node("a", 5000, 64_000), Set.of()).toCompletableFuture().join();
+        registry.publish(Loads.node("b", 1000, 64_000), Set.of()).toCompletableFuture().join();
         assertEquals("b", router.place("s", Protocol.SSH, DisplaySize.DEFAULT, Set.of("a")).toCompletableFuture()
                 .join().nodeId());
+    }
+
+    @Test
+    void aNodeWhoseBeatStoppedTakesNoNewSession() {
+        java.util.concurrent.atomic.AtomicLong millis = new java.util.concurrent.atomic.AtomicLong(1_000);
+        Clock ticking = new Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return Instant.ofEpochMilli(millis.get());
+            }
+        };
+        SessionRouter watching = new SessionRouter(registry, ticking, java.time.Duration.ZERO,
+                java.time.Duration.ofSeconds(6));
+        // "a" has more room, so it is preferred while it beats; then it stops (a paused JVM) and "b" goes on.
+        registry.publish(Loads.node("a", 5000, 64_000), Set.of()).toCompletableFuture().join();
+        registry.publish(Loads.node("b", 1000, 64_000), Set.of()).toCompletableFuture().join();
+        assertEquals("a", watching.place("s0", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture()
+                .join().nodeId());
+        for (int beat = 1; beat <= 7; beat++) {
+            millis.addAndGet(1_000);
+            NodeLoad b = Loads.node("b", 1000, 64_000);
+            registry.publish(new NodeLoad("b", b.address(), b.limits(), b.costModel(), b.measurements(),
+                    b.reservations(), false, Loads.T0.plusSeconds(beat)), Set.of()).toCompletableFuture().join();
+            watching.place("s" + beat, Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join();
+        }
+        assertEquals("b", watching.place("late", Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture()
+                .join().nodeId(), "a's beat is 7 s old on the router's clock");
     }
 }

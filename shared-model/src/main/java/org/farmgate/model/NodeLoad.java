@@ -7,10 +7,18 @@ import java.time.Instant;
  * A node's entry in the cluster's registry: where it is, what it may take, what it measured, and what the router
  * has charged it. The node itself refreshes the measurements; any node may add a reservation, atomically, on the
  * entry's owner; the reservations and the drain flag survive every refresh.
+ *
+ * <p>A {@code departed} entry is the tombstone the coordinator leaves for a member it declared gone: it holds
+ * nothing, and refuses a late heartbeat of that member (see {@code NodeRegistry}).
  */
 public record NodeLoad(String nodeId, NodeAddress address, NodeLimits limits, CostModel costModel,
-        HostMeasurements measurements, ReservationBook reservations, boolean drainRequested, Instant updatedAt)
-        implements Serializable {
+        HostMeasurements measurements, ReservationBook reservations, boolean drainRequested, Instant updatedAt,
+        boolean departed) implements Serializable {
+
+    public NodeLoad(String nodeId, NodeAddress address, NodeLimits limits, CostModel costModel,
+            HostMeasurements measurements, ReservationBook reservations, boolean drainRequested, Instant updatedAt) {
+        this(nodeId, address, limits, costModel, measurements, reservations, drainRequested, updatedAt, false);
+    }
 
     public NodeState state() {
         if (drainRequested) {
@@ -57,20 +65,28 @@ public record NodeLoad(String nodeId, NodeAddress address, NodeLimits limits, Co
     }
 
     public NodeLoad withReservations(ReservationBook book) {
-        return new NodeLoad(nodeId, address, limits, costModel, measurements, book, drainRequested, updatedAt);
+        return new NodeLoad(nodeId, address, limits, costModel, measurements, book, drainRequested, updatedAt,
+                departed);
     }
 
     public NodeLoad withDrainRequested(boolean drain) {
-        return new NodeLoad(nodeId, address, limits, costModel, measurements, reservations, drain, updatedAt);
+        return new NodeLoad(nodeId, address, limits, costModel, measurements, reservations, drain, updatedAt,
+                departed);
     }
 
     /**
      * A fresh self-description from the node, keeping the drain flag others set, and the reservations reconciled
      * with the sessions the node reports it holds ({@code fresh}'s book).
      */
-    public NodeLoad refreshedBy(NodeLoad fresh, Instant inFlightSince) {
+    public NodeLoad refreshedBy(NodeLoad fresh, java.util.Set<String> expired) {
         return new NodeLoad(nodeId, fresh.address, fresh.limits, fresh.costModel, fresh.measurements,
-                reservations.reconciledWith(fresh.reservations, inFlightSince), drainRequested, fresh.updatedAt);
+                reservations.reconciledWith(fresh.reservations, expired), drainRequested, fresh.updatedAt);
+    }
+
+    /** The tombstone of this entry's member: nothing reserved, nothing placeable. */
+    public NodeLoad departedMember() {
+        return new NodeLoad(nodeId, address, limits, costModel, measurements, ReservationBook.EMPTY, drainRequested,
+                updatedAt, true);
     }
 
     /** The entry without its reservation list (the totals stay): what placement reads of every node. */

@@ -67,14 +67,15 @@ public record ReservationBook(Map<String, Reservation> entries, long reservedMb,
 
     /**
      * This book reconciled with what the node itself holds: the node's own sessions are the truth (added when
-     * missing, their active flag taken from the node); reservations the node does not hold are kept only while
-     * younger than {@code inFlightSince} (a router reserved, the session is on its way to the node), and dropped
-     * after, so that a router that died between reserving and opening leaks nothing.
+     * missing, their active flag taken from the node); a reservation the node does not hold is kept (a router
+     * reserved, the session is on its way to the node) unless the node names it in {@code expired}: the node has
+     * seen it in its entry, unheld, for longer than any session takes to arrive, judged by the node's own clock (a
+     * router that died between reserving and opening leaks nothing, and no two hosts' clocks are compared).
      */
-    public ReservationBook reconciledWith(ReservationBook local, java.time.Instant inFlightSince) {
+    public ReservationBook reconciledWith(ReservationBook local, java.util.Set<String> expired) {
         Map<String, Reservation> next = new HashMap<>(local.entries());
         for (Reservation reservation : entries.values()) {
-            if (!next.containsKey(reservation.sessionId()) && reservation.createdAt().isAfter(inFlightSince)) {
+            if (!next.containsKey(reservation.sessionId()) && !expired.contains(reservation.sessionId())) {
                 next.put(reservation.sessionId(), reservation);
             }
         }

@@ -56,6 +56,9 @@ public final class ClusterBenchmark implements Callable<Integer> {
     private int seconds;
     @Option(names = "--think-ms", defaultValue = "1000", description = "the longest a client keeps its session")
     private long thinkMs;
+    @Option(names = "--warmup-seconds", defaultValue = "10", description = "load before measuring creation: "
+            + "the JIT and the first connections between nodes (their TLS handshakes) are not what a running farm pays")
+    private int warmupSeconds;
     @Option(names = "--rounds", defaultValue = "5", description = "rounds of the relay phase")
     private int rounds;
     @Option(names = "--phases", defaultValue = "create,relay", split = ",",
@@ -77,18 +80,18 @@ public final class ClusterBenchmark implements Callable<Integer> {
         if (phases.contains("create")) {
             System.out.printf("%nSession creation: %d concurrent clients, each keeping its session up to %d ms, then"
                     + " deleting it and creating the next; %d s%n", clients, thinkMs, seconds);
-            System.out.printf("%-22s %10s %9s %9s %9s %9s%n", "setup", "creates/s", "p50 ms", "p95 ms", "p99 ms",
-                    "errors");
+            System.out.printf("%-22s %10s %9s %9s %9s %9s %16s%n", "setup", "creates/s", "p50 ms", "p95 ms", "p99 ms",
+                    "errors", "CPU ms / session");
             try (LocalCluster one = LocalCluster.start(jar, 1, null, new SyntheticGuacdOptions(),
                     LocalCluster.Balancing.NONE, Map.of("GW_CLUSTER_ENABLED", "false", "GW_MAX_SESSIONS", "5000",
                             "GW_MAX_SESSIONS_PER_USER", "5000", "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB",
                             "100000"))) {
-                creates("1 node, no cluster", urls(one), clients, seconds, thinkMs);
+                creates("1 node, no cluster", one, clients, warmupSeconds, seconds, thinkMs);
             }
             for (String mode : security) {
                 try (LocalCluster three = LocalCluster.start(jar, 3, null, new SyntheticGuacdOptions(),
                         LocalCluster.Balancing.NONE, withSecurity(env, mode))) {
-                    creates("3 nodes, " + mode, urls(three), clients, seconds, thinkMs);
+                    creates("3 nodes, " + mode, three, clients, warmupSeconds, seconds, thinkMs);
                 }
             }
         }
@@ -194,13 +197,18 @@ public final class ClusterBenchmark implements Callable<Integer> {
      * {@code clients} users, each creating a session, keeping it a random time up to {@code thinkMillis}, deleting
      * it, and starting over; only the creates are timed. Zero think time measures saturation.
      */
-    private static void creates(String label, List<String> urls, int clients, int seconds, long thinkMillis)
-            throws Exception {
+    /**
+     * Clients that create a session, keep it up to {@code thinkMillis}, delete it and start again. The nodes' CPU
+     * (all processes together) is read over the measuring window and divided by the sessions created in it.
+     */
+    private static void creates(String label, LocalCluster cluster, int clients, int warmupSeconds, int seconds,
+            long thinkMillis) throws Exception {
+        List<String> urls = urls(cluster);
         ExecutorService io = Executors.newFixedThreadPool(8);
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .executor(io).connectTimeout(Duration.ofSeconds(5)).build();
         ExecutorService pool = Executors.newFixedThreadPool(clients);
-        long warmUpEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        long warmUpEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmupSeconds);
         long end = warmUpEnd + TimeUnit.SECONDS.toNanos(seconds);
         List<Future<List<Long>>> results = new ArrayList<>();
         AtomicInteger errors = new AtomicInteger();
@@ -231,6 +239,10 @@ public final class ClusterBenchmark implements Callable<Integer> {
                 return samples;
             }));
         }
+        TimeUnit.NANOSECONDS.sleep(warmUpEnd - System.nanoTime());
+        long cpuAtStart = cpu(cluster);
+        TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
+        long cpuUsed = cpu(cluster) - cpuAtStart;
         List<Long> all = new ArrayList<>();
         for (Future<List<Long>> result : results) {
             all.addAll(result.get());
@@ -238,9 +250,10 @@ public final class ClusterBenchmark implements Callable<Integer> {
         pool.shutdown();
         io.shutdown();
         long[] samples = all.stream().mapToLong(Long::longValue).toArray();
-        System.out.printf(Locale.ROOT, "%-22s %10.0f %9.1f %9.1f %9.1f %9d%n", label, samples.length / (double) seconds,
-                Stats.percentile(samples, 50) / 1e6, Stats.percentile(samples, 95) / 1e6,
-                Stats.percentile(samples, 99) / 1e6, errors.get());
+        System.out.printf(Locale.ROOT, "%-22s %10.0f %9.1f %9.1f %9.1f %9d %16.1f%n", label,
+                samples.length / (double) seconds, Stats.percentile(samples, 50) / 1e6,
+                Stats.percentile(samples, 95) / 1e6, Stats.percentile(samples, 99) / 1e6, errors.get(),
+                samples.length == 0 ? 0.0 : cpuUsed / (double) samples.length);
     }
 
     /** Two nodes, each in front of a guacd that floods; the same kind of session read via its owner and via the other. */

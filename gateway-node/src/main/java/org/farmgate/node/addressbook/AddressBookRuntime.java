@@ -63,11 +63,6 @@ public final class AddressBookRuntime {
         return cache;
     }
 
-    /** Where the API's writes run: the same bounded pool as the source's calls. */
-    public ExecutorService blocking() {
-        return blocking;
-    }
-
     public void close() {
         blocking.shutdownNow();
         loader.shutdownNow();

@@ -12,7 +12,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
 import org.farmgate.error.ConflictException;
 import org.farmgate.error.GatewayException;
 import org.farmgate.error.InvalidRequestException;
@@ -49,16 +48,14 @@ public final class AddressBookApi {
 
     private final Vertx vertx;
     private final AddressBookCache cache;
-    private final ExecutorService blocking;
     private final SessionService sessions;
     private final long routeCookieSeconds;
     private final RenderedBooks rendered = new RenderedBooks();
 
-    public AddressBookApi(Vertx vertx, AddressBookCache cache, ExecutorService blocking, SessionService sessions,
+    public AddressBookApi(Vertx vertx, AddressBookCache cache, SessionService sessions,
             long routeCookieSeconds) {
         this.vertx = vertx;
         this.cache = cache;
-        this.blocking = blocking;
         this.sessions = sessions;
         this.routeCookieSeconds = routeCookieSeconds;
     }
@@ -199,14 +196,16 @@ public final class AddressBookApi {
                 .onSuccess(ignored -> Responses.json(ctx, status, reply.get()));
     }
 
+    /**
+     * Runs a write on a Vert.x worker, which waits for the source's calls: never on the source's own bounded pool,
+     * where a write that fans out (deleting a folder deletes every secret in it through the pool) would wait for
+     * threads it occupies itself.
+     */
     private Future<Void> inBlocking(Write write) {
-        return Future.fromCompletionStage(java.util.concurrent.CompletableFuture.runAsync(() -> {
-            try {
-                write.apply(cache.source());
-            } catch (AddressBookException e) {
-                throw new java.util.concurrent.CompletionException(e);
-            }
-        }, blocking), vertx.getOrCreateContext());
+        return vertx.executeBlocking(() -> {
+            write.apply(cache.source());
+            return null;
+        }, false);
     }
 
     private static Throwable translate(Throwable error) {

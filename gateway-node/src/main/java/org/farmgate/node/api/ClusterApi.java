@@ -21,27 +21,32 @@ import org.farmgate.model.Role;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.cluster.NodeAgent;
 import org.farmgate.node.http.Responses;
+import org.farmgate.router.SessionQuota;
 import org.farmgate.router.registry.NodeRegistry;
 
 /**
  * {@code GET /api/cluster} and {@code POST /api/cluster/nodes/{id}/drain|undrain} (admin): the cluster's capacity
  * at a glance, with the cost model beside what guacd really uses, and "how many more fit" per node and in total.
- * "Fits" counts sessions at the default display (1024x768), each protocol taken alone.
+ * "Fits" counts sessions at the default display (1024x768), each protocol taken alone. {@code GET
+ * /api/cluster/quota} (admin) lists the sessions that hold each user's places.
  */
 public final class ClusterApi {
 
     private final Vertx vertx;
     private final NodeRegistry registry;
     private final NodeAgent agent;
+    private final SessionQuota quota;
 
-    public ClusterApi(Vertx vertx, NodeRegistry registry, NodeAgent agent) {
+    public ClusterApi(Vertx vertx, NodeRegistry registry, NodeAgent agent, SessionQuota quota) {
         this.vertx = vertx;
         this.registry = registry;
         this.agent = agent;
+        this.quota = quota;
     }
 
     public void mount(Router router, Authenticator auth) {
         router.get("/api/cluster").handler(auth.require(Role.ADMIN)).handler(this::cluster);
+        router.get("/api/cluster/quota").handler(auth.require(Role.ADMIN)).handler(this::quota);
         router.post("/api/cluster/nodes/:id/drain").handler(auth.require(Role.ADMIN)).handler(ctx -> drain(ctx, true));
         router.post("/api/cluster/nodes/:id/undrain").handler(auth.require(Role.ADMIN))
                 .handler(ctx -> drain(ctx, false));
@@ -50,6 +55,15 @@ public final class ClusterApi {
     private void cluster(RoutingContext ctx) {
         Future.fromCompletionStage(registry.summaries(), vertx.getOrCreateContext()).onFailure(ctx::fail)
                 .onSuccess(nodes -> Responses.json(ctx, 200, view(nodes, agent.costModel())));
+    }
+
+    private void quota(RoutingContext ctx) {
+        Future.fromCompletionStage(quota.places(), vertx.getOrCreateContext()).onFailure(ctx::fail)
+                .onSuccess(places -> {
+                    Map<String, Object> users = new java.util.TreeMap<>();
+                    places.forEach((user, ids) -> users.put(user, new java.util.TreeSet<>(ids)));
+                    Responses.json(ctx, 200, Map.of("users", users));
+                });
     }
 
     private void drain(RoutingContext ctx, boolean drain) {

@@ -9,8 +9,14 @@ import java.nio.file.Path;
 public interface HostProbe {
 
     /** What one reading found; MiB, -1 where a figure is not available. */
+    /** @param hostId what tells this host from others (its boot id), or null when unknown */
     record Reading(long totalMb, long availableMb, long guacdPssMb, int guacdProcesses, int cpuCount,
-            double loadAverage) {
+            double loadAverage, String hostId) {
+
+        public Reading(long totalMb, long availableMb, long guacdPssMb, int guacdProcesses, int cpuCount,
+                double loadAverage) {
+            this(totalMb, availableMb, guacdPssMb, guacdProcesses, cpuCount, loadAverage, null);
+        }
     }
 
     /** One reading. It may block on file reads: call it off the event loop. */

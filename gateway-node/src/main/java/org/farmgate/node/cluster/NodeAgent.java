@@ -8,14 +8,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.farmgate.model.CostModel;
 import org.farmgate.model.HostMeasurements;
 import org.farmgate.model.NodeAddress;
 import org.farmgate.model.NodeLimits;
 import org.farmgate.model.NodeLoad;
+import org.farmgate.model.ReservationBook;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
+import org.farmgate.router.registry.Liveness;
 import org.farmgate.router.registry.NodeRegistry;
 import org.farmgate.router.store.Membership;
 import org.slf4j.Logger;
@@ -30,8 +34,8 @@ public final class NodeAgent {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeAgent.class);
     /**
-     * How long a reservation may exist before the session it stands for reaches this node (the open request's
-     * timeout, with room): older ones the node does not hold were orphaned by a router that died, and go.
+     * How long a reservation may wait for the session it stands for to reach this node (the open request's timeout,
+     * with room), timed by this node: older ones it does not hold were orphaned by a router that died, and go.
      */
     static final Duration IN_FLIGHT = Duration.ofSeconds(30);
 
@@ -45,9 +49,14 @@ public final class NodeAgent {
     private final SessionLedger ledger;
     private final CostCalibrator calibrator;
     private final Clock clock;
+    private final UnheldReservations unheld = new UnheldReservations(IN_FLIGHT);
+    private final Liveness liveness;
+    private volatile boolean refused;
 
     private volatile NodeAddress address;
     private volatile NodeLimits limits;
+    private volatile int sharers = 1;
+    private final List<Consumer<List<NodeLoad>>> viewListeners = new CopyOnWriteArrayList<>();
     private volatile boolean guacdHealthy;
     private volatile long guacdBaselineMb = -1;
     private volatile NodeLoad lastPublished;
@@ -68,6 +77,7 @@ public final class NodeAgent {
         this.calibrator = new CostCalibrator(config.costModel(), config.capacity().calibrate(),
                 config.capacity().calibrationMinFactor(), config.capacity().calibrationMaxFactor());
         this.clock = clock;
+        this.liveness = new Liveness(config.cluster().staleAfter());
     }
 
     /** Measures, registers the node (refusing an id another live member uses), and starts the heartbeat. */
@@ -113,36 +123,94 @@ public final class NodeAgent {
             }
             if (patience.isNegative() || patience.isZero()) {
                 return Future.failedFuture(new IllegalStateException("node id '" + config.nodeId()
-                        + "' is in use by cluster member " + existing.address().memberId()
-                        + "; give every node its own GW_NODE_ID"));
+                        + "' is in use by the node at " + existing.address().httpHost() + ":"
+                        + existing.address().httpPort() + " (cluster member " + existing.address().memberId()
+                        + "); give every node its own GW_NODE_ID"));
             }
             // The previous run's member may not have been declared dead yet.
             return timer(1000).compose(v -> claimNodeId(patience.minusSeconds(1)));
         });
     }
 
-    /** One refresh of this node's entry. */
+    /**
+     * One refresh of this node's entry, under the member id the node has now: Hazelcast gives a member a new one
+     * when it merges back after a split or a pause, and an entry under the old one would be swept as departed. After
+     * such a change the node says again what it holds, since the other side may have marked it lost meanwhile.
+     */
     public Future<Void> heartbeat() {
+        String member = membership.localMemberId();
+        boolean rejoined = !member.equals(address.memberId());
+        if (rejoined) {
+            LOG.warn("node {}: now cluster member {} (was {}): the cluster merged or took it back; registering again "
+                    + "with its {} sessions", config.nodeId(), member, address.memberId(), host.live().size());
+            address = new NodeAddress(member, address.httpHost(), address.httpPort(), address.relayPort());
+        }
         return vertx.executeBlocking(hostProbe::read, false).compose(reading -> {
             SessionHost.Usage usage = host.activeUsage(config.costModel());
             if (usage.sessions().isEmpty() && reading.guacdPssMb() >= 0) {
                 guacdBaselineMb = reading.guacdPssMb(); // guacd with no session: its idle cost
             }
-            HostMeasurements measurements = new HostMeasurements(reading.totalMb(), reading.availableMb(),
-                    reading.guacdPssMb(), guacdBaselineMb, guacdHealthy, reading.cpuCount(), reading.loadAverage(),
-                    clock.instant());
+            int shared = reading.hostId() == null ? 1 : sharers;
+            HostMeasurements measurements = new HostMeasurements(share(reading.totalMb(), shared),
+                    share(reading.availableMb(), shared), reading.guacdPssMb(), guacdBaselineMb, guacdHealthy,
+                    reading.cpuCount(), reading.loadAverage(), clock.instant(), reading.hostId(), shared);
             calibrator.observe(usage.sessions(), usage.chargedMb(), measurements.guacdSessionsPssMb());
-            NodeLoad fresh = new NodeLoad(config.nodeId(), address, limits, calibrator.current(), measurements,
-                    host.reservations(), false, clock.instant());
-            return await(registry.publish(fresh, clock.instant().minus(IN_FLIGHT)))
-                    .compose(v -> await(registry.get(config.nodeId())));
+            ReservationBook held = host.reservations();
+            NodeLoad fresh = new NodeLoad(config.nodeId(), address, limitsFor(shared), calibrator.current(),
+                    measurements, held, false, clock.instant());
+            return await(registry.publish(fresh, unheld.expired(lastPublished, held.entries().keySet(),
+                    clock.millis())))
+                    .compose(accepted -> {
+                        if (!accepted && !refused) {
+                            LOG.warn("node {}: the cluster declared member {} gone; the node takes no new session "
+                                    + "until it rejoins", config.nodeId(), address.memberId());
+                        }
+                        refused = !accepted;
+                        return await(registry.get(config.nodeId()));
+                    })
+                    .compose(published -> await(registry.summaries()).map(view -> {
+                        observe(view, reading.hostId());
+                        return published;
+                    }));
         }).map(published -> {
             lastPublished = published;
-            if (membership.isCoordinator()) {
-                sweepDeparted();
+            if (rejoined && !refused) {
+                host.live().forEach(session -> ledger.reasserted(session.info()));
             }
             return null;
         });
+    }
+
+    /**
+     * What a heartbeat's read of the registry tells: how many nodes share this host (their memory is split between
+     * them), the coordinator's sweep, and whoever else follows the view.
+     */
+    private void observe(List<NodeLoad> view, String hostId) {
+        if (hostId != null) {
+            sharers = (int) Math.max(1, view.stream().filter(node -> hostId.equals(node.measurements().hostId()))
+                    .count());
+        }
+        if (membership.isCoordinator()) {
+            sweep(view);
+        }
+        viewListeners.forEach(listener -> listener.accept(view));
+    }
+
+    /** Called with every node's summary after each heartbeat. */
+    public void onView(Consumer<List<NodeLoad>> listener) {
+        viewListeners.add(listener);
+    }
+
+    private static long share(long mb, int shared) {
+        return mb < 0 ? mb : mb / shared;
+    }
+
+    /** The limits for this node's share of the host: a budget or margin derived from the host is split too. */
+    private NodeLimits limitsFor(int shared) {
+        NodeLimits whole = limits;
+        long budget = config.capacity().budgetMb() >= 0 ? whole.budgetMb() : whole.budgetMb() / shared;
+        long margin = config.capacity().marginMb() >= 0 ? whole.marginMb() : whole.marginMb() / shared;
+        return new NodeLimits(budget, margin, whole.maxSessions(), whole.maxSessionsPerCore());
     }
 
     private void probeGuacd() {
@@ -157,20 +225,32 @@ public final class NodeAgent {
     }
 
     /**
-     * The coordinator's clean-up: every entry whose member is no longer in the cluster goes, with its reservations,
-     * and its live sessions turn lost. It looks at all entries, not only the member that just left, so that a
-     * departure seen while another coordinator was leaving too is not missed.
+     * The coordinator's clean-up: an entry goes, with its reservations, and its live sessions turn lost, when its
+     * member is no longer in the cluster <em>and</em> its beat has stopped, as this coordinator has watched it. A
+     * node that merged back, and beats under its new member id, is never swept for the old one; the removal is
+     * conditional on the entry the coordinator judged, so a heartbeat that lands in between wins. It looks at all
+     * entries, not only the member that just left, so that a departure seen while another coordinator was leaving
+     * too is not missed.
      */
     private void sweepDeparted() {
-        if (!membership.isCoordinator()) {
-            return;
+        if (membership.isCoordinator()) {
+            await(registry.summaries()).onSuccess(this::sweep);
         }
+    }
+
+    private void sweep(List<NodeLoad> nodes) {
         Set<String> members = membership.memberIds();
-        await(registry.summaries()).onSuccess(nodes -> nodes.stream()
+        long now = clock.millis();
+        liveness.observe(nodes, now);
+        nodes.stream()
                 .filter(node -> !members.contains(node.address().memberId()))
-                .forEach(node -> {
-                    LOG.warn("node {} left the cluster: its sessions are lost, its reservations freed", node.nodeId());
-                    await(registry.remove(node.nodeId())).compose(removed -> markLost(node.nodeId()));
+                .filter(node -> !liveness.isFresh(node.nodeId(), now))
+                .forEach(node -> await(registry.depart(node)).onSuccess(departed -> {
+                    if (departed != null) {
+                        LOG.warn("node {} left the cluster (member {}): its sessions are lost, its reservations "
+                                + "freed", node.nodeId(), node.address().memberId());
+                        markLost(node.nodeId());
+                    }
                 }));
     }
 
@@ -198,7 +278,9 @@ public final class NodeAgent {
         if (probeTimer >= 0) {
             vertx.cancelTimer(probeTimer);
         }
-        return await(registry.remove(config.nodeId())).<Void>mapEmpty().eventually(guacdProbe::close);
+        NodeLoad last = lastPublished;
+        Future<NodeLoad> gone = last != null ? await(registry.depart(last)) : await(registry.remove(config.nodeId()));
+        return gone.<Void>mapEmpty().eventually(guacdProbe::close);
     }
 
     private Future<Void> timer(long ms) {

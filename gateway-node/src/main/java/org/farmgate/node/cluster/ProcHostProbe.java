@@ -33,12 +33,25 @@ public final class ProcHostProbe implements HostProbe {
         long[] guacd = guacdPss();
         return new Reading(memory[0], memory[1], guacd[0], (int) guacd[1],
                 Runtime.getRuntime().availableProcessors(),
-                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), memory[2] == 1 ? null : hostId());
+    }
+
+    /**
+     * The kernel's boot id: the same for every process on one host (containers included), another on every other
+     * host, and new at each boot. Nodes that report the same one share the host's memory.
+     */
+    private String hostId() {
+        try {
+            return Files.readString(proc.resolve("sys/kernel/random/boot_id")).trim();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     /**
      * Total and available memory: the kernel's MemTotal and MemAvailable, narrowed by a cgroup limit when one is
-     * closer (a container sees the host's /proc/meminfo, but may only use its limit).
+     * closer (a container sees the host's /proc/meminfo, but may only use its limit), and 1 when it did: the
+     * node then has memory of its own, not shared with the host's other nodes.
      */
     long[] memory() {
         long total = -1;
@@ -54,15 +67,16 @@ public final class ProcHostProbe implements HostProbe {
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return new long[] {-1, -1};
+            return new long[] {-1, -1, 0};
         }
         long[] limit = cgroupLimit();
         if (limit[0] > 0 && (total < 0 || limit[0] < total)) {
             total = limit[0];
             long left = Math.max(0, limit[0] - limit[1]);
             available = available < 0 ? left : Math.min(available, left);
+            return new long[] {total, available, 1};
         }
-        return new long[] {total, available};
+        return new long[] {total, available, 0};
     }
 
     /** The cgroup's limit and usage (v2, then v1); {0, 0} when unlimited or unknown. */

@@ -14,10 +14,11 @@ import java.util.List;
  * @param minMembers split-brain protection: below this many members the maps that must not fork refuse writes
  *     (1 turns it off)
  * @param advertiseHost the host other nodes and load balancers reach this node's HTTP port on
+ * @param peerTimeout how long a node waits for another's answer before the outcome counts as unknown
  */
 public record ClusterSettings(boolean enabled, String name, String host, int port, List<String> members,
         String kubernetesServiceDns, int minMembers, String advertiseHost, Duration heartbeat,
-        Duration memberTimeout) {
+        Duration memberTimeout, Duration peerTimeout) {
 
     /** Whether anyone else can be in this cluster. */
     public boolean expectsOthers() {
@@ -46,6 +47,12 @@ public record ClusterSettings(boolean enabled, String name, String host, int por
                 source.integer("GW_CLUSTER_MIN_MEMBERS", 1, 1, 1000),
                 source.string("GW_ADVERTISE_HOST", null),
                 Duration.ofMillis(source.integer("GW_HEARTBEAT_MS", 1500, 100, 60_000)),
-                Duration.ofSeconds(source.integer("GW_CLUSTER_MEMBER_TIMEOUT_SECS", 5, 2, 600)));
+                Duration.ofSeconds(source.integer("GW_CLUSTER_MEMBER_TIMEOUT_SECS", 5, 2, 600)),
+                Duration.ofMillis(source.integer("GW_PEER_TIMEOUT_MS", 10_000, 100, 120_000)));
+    }
+
+    /** A node whose beat has not changed this long takes no new session, and may be declared gone: four beats. */
+    public Duration staleAfter() {
+        return heartbeat.multipliedBy(4);
     }
 }

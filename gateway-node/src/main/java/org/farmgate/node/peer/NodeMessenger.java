@@ -7,9 +7,9 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import java.util.function.Function;
 import org.farmgate.error.GatewayException;
+import org.farmgate.error.OutcomeUnknownException;
 import org.farmgate.model.Json;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.slf4j.Logger;
@@ -18,14 +18,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Requests from one node to another over the clustered event bus, with JSON bodies. This is the only way a session's
  * credentials travel: from the node that took the API call straight to the node that will run the session, never
- * through a cluster map. A {@link GatewayException} on the receiving node comes back as the same status and message;
- * a node that cannot be reached fails with {@link NodeUnreachableException}.
+ * through a cluster map. A {@link GatewayException} on the receiving node comes back as the same status and message.
+ * A request that certainly never reached its node (nobody serves that address, or no connection could be made)
+ * fails with {@link NodeUnreachableException}; one that got no answer in time fails with
+ * {@link OutcomeUnknownException}, since the node may have acted on it: callers must not treat the two alike.
  */
 public final class NodeMessenger {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeMessenger.class);
 
-    /** The node did not answer: gone, or not listening yet. */
+    /** The request never reached the node: gone, or not listening yet. */
     public static final class NodeUnreachableException extends RuntimeException {
 
         private static final long serialVersionUID = 1L;
@@ -102,13 +104,15 @@ public final class NodeMessenger {
         }
     }
 
-    private static Throwable translate(String nodeId, Throwable error) {
+    private Throwable translate(String nodeId, Throwable error) {
         if (error instanceof ReplyException reply) {
-            if (reply.failureType() == ReplyFailure.RECIPIENT_FAILURE) {
-                return GatewayException.of(reply.failureCode(), reply.getMessage());
-            }
-            return new NodeUnreachableException("node " + nodeId + " did not answer ("
-                    + reply.failureType().name().toLowerCase() + ")");
+            return switch (reply.failureType()) {
+                case RECIPIENT_FAILURE -> GatewayException.of(reply.failureCode(), reply.getMessage());
+                case TIMEOUT -> new OutcomeUnknownException("node " + nodeId + " did not answer within " + timeoutMs
+                        + " ms");
+                default -> new NodeUnreachableException("node " + nodeId + " cannot be reached ("
+                        + reply.failureType().name().toLowerCase() + ")");
+            };
         }
         return error;
     }

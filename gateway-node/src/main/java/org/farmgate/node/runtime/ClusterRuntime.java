@@ -34,6 +34,7 @@ import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.ClusterSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.router.SessionQuota;
 import org.farmgate.router.addressbook.AddressBookCache;
 import org.farmgate.router.seal.Seal;
 import org.farmgate.router.seal.SealedMap;
@@ -77,7 +78,7 @@ public final class ClusterRuntime {
     private final SharedMap<String, String> tokenNames;
     private final SharedMap<String, TicketService.Ticket> tickets;
     private final SharedMap<String, TicketService.Ticket> relayTickets;
-    private final SharedMap<String, Integer> userSessions;
+    private final SharedMap<String, SessionQuota.Places> userSessions;
     private final SharedMap<String, AddressBook> addressBooks;
     private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
 
@@ -153,6 +154,7 @@ public final class ClusterRuntime {
             // Credentials travel between nodes here: mutual TLS against the cluster CA, a peer without a node
             // certificate gets no byte through.
             security.mutualTls(eventBus).setClientAuth(ClientAuth.REQUIRED);
+            ClusterSecurity.initialiseTls();
         } else if (cluster.expectsOthers()) {
             LOG.warn("GW_CLUSTER_INSECURE: the event bus and relays between nodes are in clear text and "
                     + "unauthenticated; anyone on the cluster network can read credentials and act as a node");
@@ -177,6 +179,11 @@ public final class ClusterRuntime {
         config.setProperty("hazelcast.heartbeat.interval.seconds", "1");
         config.setProperty("hazelcast.max.no.heartbeat.seconds", String.valueOf(cluster.memberTimeout().toSeconds()));
         config.setProperty("hazelcast.graceful.shutdown.max.wait", "60");
+        // A split (a partition, a paused JVM declared dead) heals when the members find each other again: look every
+        // 10 s rather than after Hazelcast's default 5 minutes, since the nodes on the small side take no sessions
+        // meanwhile (their entries went stale for the rest).
+        config.setProperty("hazelcast.merge.first.run.delay.seconds", "10");
+        config.setProperty("hazelcast.merge.next.run.delay.seconds", "10");
         // A revoked token must stop working on every node within milliseconds, not a 10 s invalidation batch.
         config.setProperty("hazelcast.map.invalidation.batch.enabled", "false");
 
@@ -282,7 +289,7 @@ public final class ClusterRuntime {
         return relayTickets;
     }
 
-    public SharedMap<String, Integer> userSessions() {
+    public SharedMap<String, SessionQuota.Places> userSessions() {
         return userSessions;
     }
 

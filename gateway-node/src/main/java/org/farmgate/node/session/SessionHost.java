@@ -69,7 +69,11 @@ public final class SessionHost {
                 spec.hostname(), spec.port(), spec.username(), creator.name(), 0, nodeId, chargedMb, null, null);
         LocalSession session = new LocalSession(info, spec, target);
         synchronized (session) {
-            sessions.put(sessionId, session);
+            LocalSession already = sessions.putIfAbsent(sessionId, session);
+            if (already != null) {
+                // The placing node asked again after a late answer: it is the same session, opened once.
+                return already.info();
+            }
             ledger.publish(info);
             session.pendingTimer = vertx.setTimer(limits.pendingTimeout().toMillis(), id -> expire(session));
         }
@@ -288,7 +292,7 @@ public final class SessionHost {
     /** Drops the session and its record; called under the session's lock so no publish can resurrect it. */
     private void forget(LocalSession session) {
         if (sessions.remove(session.id(), session)) {
-            ledger.forget(session.id());
+            ledger.forget(session.info());
         }
     }
 

@@ -51,7 +51,23 @@ public final class SessionLedger {
 
     /** The session's record as it changes while it lives (pending, active). */
     public void publish(SessionInfo info) {
-        logFailure(directory.publish(info), "publish the record of", info.sessionId());
+        logFailure(directory.publish(info).thenAccept(written -> {
+            if (!written) {
+                LOG.warn("session {}: its record names another node; node {} leaves it as it is", info.sessionId(),
+                        nodeId);
+            }
+        }), "publish the record of", info.sessionId());
+    }
+
+    /**
+     * This node rejoined the cluster (after a split or a pause) still holding the session: its record and its quota
+     * place are written again, since the other side may have marked it lost and given the place back meanwhile. Its
+     * reservation comes back with the node's next heartbeat.
+     */
+    public void reasserted(SessionInfo info) {
+        publish(info);
+        logFailure(quota.tryAcquire(info.createdBy(), info.sessionId(), Integer.MAX_VALUE),
+                "take again the quota place of", info.sessionId());
     }
 
     /** The guacd connection exists: the session's reservation now stands for real memory. */
@@ -82,7 +98,7 @@ public final class SessionLedger {
 
     /** A session of this node was deleted: its record goes at once; what it held is given back if it still lived. */
     public void deleted(SessionInfo info, boolean wasLive, String by) {
-        forget(info.sessionId());
+        forget(info);
         if (wasLive) {
             giveBack(info);
             counter.ended(SessionStatus.COMPLETED);
@@ -90,10 +106,13 @@ public final class SessionLedger {
         LOG.info("session {} deleted: node={} by={}", info.sessionId(), nodeId, by);
     }
 
-    /** The record of an ended session leaves the directory (after the retention time, or at a delete). */
-    public CompletionStage<Void> forget(String sessionId) {
-        CompletionStage<Void> removed = directory.remove(sessionId).thenApply(ignored -> null);
-        logFailure(removed, "remove the record of", sessionId);
+    /**
+     * The record of an ended session leaves the directory (after the retention time, or at a delete), if it is
+     * still the record of {@code info}'s node.
+     */
+    public CompletionStage<Void> forget(SessionInfo info) {
+        CompletionStage<Void> removed = directory.remove(info).thenApply(ignored -> null);
+        logFailure(removed, "remove the record of", info.sessionId());
         return removed;
     }
 
@@ -104,7 +123,8 @@ public final class SessionLedger {
     public CompletionStage<List<SessionInfo>> lost(String departedNodeId) {
         return directory.markLost(departedNodeId, clock.instant()).thenApply(lost -> {
             for (SessionInfo session : lost) {
-                logFailure(quota.release(session.createdBy()), "give back the quota place of", session.sessionId());
+                logFailure(quota.release(session.createdBy(), session.sessionId()), "give back the quota place of",
+                        session.sessionId());
                 counter.ended(SessionStatus.LOST);
             }
             if (!lost.isEmpty()) {
@@ -116,7 +136,8 @@ public final class SessionLedger {
 
     private void giveBack(SessionInfo info) {
         logFailure(router.release(nodeId, info.sessionId()), "release the reservation of", info.sessionId());
-        logFailure(quota.release(info.createdBy()), "give back the quota place of", info.sessionId());
+        logFailure(quota.release(info.createdBy(), info.sessionId()), "give back the quota place of",
+                info.sessionId());
         if (!info.status().isLive()) {
             counter.ended(info.status());
         }

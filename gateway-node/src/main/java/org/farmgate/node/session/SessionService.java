@@ -18,6 +18,7 @@ import org.farmgate.error.ForbiddenException;
 import org.farmgate.error.GatewayException;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.error.NotFoundException;
+import org.farmgate.error.OutcomeUnknownException;
 import org.farmgate.error.TooManyException;
 import org.farmgate.error.UnavailableException;
 import org.farmgate.model.Role;
@@ -46,6 +47,8 @@ public final class SessionService {
     private static final Logger LOG = LoggerFactory.getLogger(SessionService.class);
     static final String OPEN = "open";
     static final String DELETE = "delete";
+    /** Tries of an open request whose answer is late: one more, then the caller hears the outcome is unknown. */
+    private static final int OPEN_ATTEMPTS = 2;
     private static final java.util.regex.Pattern IPV4 = java.util.regex.Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
     /** An address-book entry a session is opened from. */
@@ -108,7 +111,7 @@ public final class SessionService {
 
     /** Answers the other nodes' open and delete requests for sessions placed on this node. */
     public void serve() {
-        messenger.serve(nodeId, OPEN, OpenRequest.class, this::openHere);
+        messenger.serve(nodeId, OPEN, OpenRequest.class, this::openForPeer);
         messenger.serve(nodeId, DELETE, DeleteRequest.class,
                 request -> Future.succeededFuture(host.delete(request.sessionId(), request.caller())));
     }
@@ -152,7 +155,7 @@ public final class SessionService {
             Map<String, String> overrides) {
         return resolveChecked(spec).compose(addresses -> {
             String sessionId = UUID.randomUUID().toString();
-            Future<Integer> place = await(quota.tryAcquire(creator.name(), maxSessionsPerUser));
+            Future<Integer> place = await(quota.tryAcquire(creator.name(), sessionId, maxSessionsPerUser));
             Future<SessionRouter.Placement> placement = place(sessionId, spec, new HashSet<>());
             return Future.join(place, placement).transform(both -> {
                 boolean granted = place.succeeded() && place.result() >= 0;
@@ -168,8 +171,10 @@ public final class SessionService {
                         entry, overrides);
                 Future<SessionInfo> opened = placement.failed() ? Future.failedFuture(placement.cause())
                         : openOrMove(placement.result(), request, new HashSet<>());
-                return opened.recover(error -> await(quota.release(creator.name()))
-                        .transform(ignored -> Future.failedFuture(error)));
+                // A late answer may still become a session, which needs its place: the repair gives it back if not.
+                return opened.recover(error -> error instanceof OutcomeUnknownException ? Future.failedFuture(error)
+                        : await(quota.release(creator.name(), sessionId))
+                                .transform(ignored -> Future.failedFuture(error)));
             });
         });
     }
@@ -182,25 +187,60 @@ public final class SessionService {
     }
 
     /**
-     * Opens the placed session on its node. A node that cannot be reached gives its reservation back and is
-     * skipped; the session goes to the next best node.
+     * Opens the placed session on its node. A node the request never reached gives its reservation back and is
+     * skipped; the session goes to the next best node. A node that did not answer in time may have opened it: it is
+     * asked once more (opening is idempotent by session id), and if it still does not answer the caller hears so,
+     * and nothing is opened anywhere else. What such a session holds is given back by the node if it opened it (the
+     * pending session expires), or by the repairs if it did not (its node gives up the unheld reservation, the
+     * coordinator the quota place).
      */
     private Future<SessionInfo> openOrMove(SessionRouter.Placement placement, OpenRequest request,
             Set<String> excluded) {
         OpenRequest placed = new OpenRequest(request.sessionId(), request.creator(), request.spec(), request.target(),
                 placement.chargedMb(), request.entry(), request.overrides());
         Future<SessionInfo> opened = placement.nodeId().equals(nodeId) ? openHere(placed)
-                : messenger.request(placement.nodeId(), OPEN, placed, SessionInfo.class);
-        return opened.recover(error ->
-                await(router.release(placement.nodeId(), request.sessionId())).transform(released -> {
-                    if (error instanceof NodeMessenger.NodeUnreachableException) {
-                        LOG.warn("session {}: {}; placing it elsewhere", request.sessionId(), error.getMessage());
-                        excluded.add(placement.nodeId());
-                        return place(request.sessionId(), request.spec(), excluded)
-                                .compose(next -> openOrMove(next, request, excluded));
-                    }
-                    return Future.failedFuture(error);
-                }));
+                : openThere(placement.nodeId(), placed, OPEN_ATTEMPTS);
+        return opened.recover(error -> {
+            if (error instanceof OutcomeUnknownException) {
+                LOG.warn("session {}: {}; it may still open there, and is not placed elsewhere",
+                        request.sessionId(), error.getMessage());
+                return Future.failedFuture(new OutcomeUnknownException(error.getMessage() + "; session "
+                        + request.sessionId() + " may still open there"));
+            }
+            return await(router.release(placement.nodeId(), request.sessionId())).transform(released -> {
+                if (error instanceof NodeMessenger.NodeUnreachableException) {
+                    LOG.warn("session {}: {}; placing it elsewhere", request.sessionId(), error.getMessage());
+                    excluded.add(placement.nodeId());
+                    return place(request.sessionId(), request.spec(), excluded)
+                            .compose(next -> openOrMove(next, request, excluded));
+                }
+                return Future.failedFuture(error);
+            });
+        });
+    }
+
+    /** Sends the open request, asking again while the owner's answer is late. */
+    private Future<SessionInfo> openThere(String owner, OpenRequest request, int attempts) {
+        return messenger.request(owner, OPEN, request, SessionInfo.class).recover(error ->
+                error instanceof OutcomeUnknownException && attempts > 1 ? openThere(owner, request, attempts - 1)
+                        : Future.failedFuture(error));
+    }
+
+    /**
+     * A peer's open request: besides the rules {@link #openHere} checks again, the session must hold one of its
+     * creator's quota places, which the placing node takes before it sends the request. A request that skipped the
+     * quota (from a broken or hostile path) opens nothing.
+     */
+    private Future<SessionInfo> openForPeer(OpenRequest request) {
+        try {
+            recheck(request);
+        } catch (GatewayException refused) {
+            return Future.failedFuture(refused);
+        }
+        return await(quota.holds(request.creator().name(), request.sessionId())).compose(held -> held
+                ? openHere(request)
+                : Future.failedFuture(new ForbiddenException("session " + request.sessionId()
+                        + " holds no quota place of '" + request.creator().name() + "'")));
     }
 
     /**
@@ -292,11 +332,12 @@ public final class SessionService {
                 return Future.succeededFuture(host.delete(sessionId, caller));
             }
             if (!found.get().status().isLive()) {
-                return await(ledger.forget(sessionId)).map(true);
+                return await(ledger.forget(found.get())).map(true);
             }
+            // A late answer is not a missing node: the session may still run there, so its record stays.
             return messenger.request(owner, DELETE, new DeleteRequest(sessionId, caller), Boolean.class)
                     .recover(error -> error instanceof NodeMessenger.NodeUnreachableException
-                            ? await(ledger.forget(sessionId)).map(true) : Future.failedFuture(error));
+                            ? await(ledger.forget(found.get())).map(true) : Future.failedFuture(error));
         });
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.farmgate.error.ForbiddenException;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.DisplaySize;
@@ -18,14 +19,15 @@ import org.farmgate.model.SessionSpec;
 import org.farmgate.node.TestCluster;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.peer.NodeMessenger;
+import org.farmgate.router.SessionQuota;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * A node re-checks what a peer asks of it as the API would: an open request that reaches node 2 over the event bus
- * (as from a compromised node 1) with a role too low, or a guacd argument the API refuses, is refused there, and no
- * session is opened.
+ * (as from a compromised node 1) with a role too low, a guacd argument the API refuses, or no place in its
+ * creator's quota, is refused there, and no session is opened.
  */
 class PeerRequestRecheckTest {
 
@@ -58,14 +60,27 @@ class PeerRequestRecheckTest {
     }
 
     @Test
-    void aProperRequestOpens() throws Exception {
+    void aRequestThatTookNoQuotaPlaceIsRefusedByTheOwner() {
+        Throwable error = open(new Identity("greedy", Role.POWERUSER, Set.of()), Map.of("username", "u"));
+        assertInstanceOf(ForbiddenException.class, error);
+        assertTrue(error.getMessage().contains("quota"), error.getMessage());
+        assertEquals(0, cluster.node(2).node.sessions().live().size());
+    }
+
+    @Test
+    void aProperRequestOpensAndItsEndGivesThePlaceBack() throws Exception {
         SessionService.OpenRequest request = request(new Identity("ok", Role.POWERUSER, Set.of()),
                 Map.of("username", "u"));
+        SessionQuota quota = new SessionQuota(cluster.node(1).node.runtime().userSessions());
+        assertEquals(0, quota.tryAcquire("ok", request.sessionId(), 5).toCompletableFuture().get(10,
+                TimeUnit.SECONDS));
         SessionInfo info = messenger().request("node-2", SessionService.OPEN, request, SessionInfo.class)
                 .await(10, TimeUnit.SECONDS);
         assertEquals("node-2", info.nodeId());
         assertTrue(cluster.node(2).node.sessions().delete(info.sessionId(), new Identity("ok", Role.ADMIN,
                 Set.of())));
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> !quota.holds("ok", request.sessionId())
+                .toCompletableFuture().get());
     }
 
     private static Throwable open(Identity creator, Map<String, String> parameters) {

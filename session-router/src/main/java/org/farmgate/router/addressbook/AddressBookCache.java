@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -20,7 +21,10 @@ import org.slf4j.LoggerFactory;
  * The address book, cached once for the whole cluster.
  *
  * <p>One node loads at a time: a load first takes a lease (an atomic update on a shared key), so however many
- * nodes find the copy old, the source is read once. Every node serves the shared copy; after the first load no
+ * nodes find the copy old, the source is read once. The lease lives two minutes on the clock of the member that
+ * owns it (so a loader that died frees it, and no two hosts' clocks are compared), and only its holder may give it
+ * back: each claim carries a token of its own, so a load that outlived its lease cannot remove the next holder's.
+ * Nodes waiting for a load are woken by the book's arrival or the lease's end, not by polling. Every node serves the shared copy; after the first load no
  * reader waits on the source: a copy older than the time to live is served as it is while one node refreshes it
  * (stale-while-revalidate). A refresh that fails keeps the last good copy and records why, which the API and the
  * readiness check report; only a cluster that never loaded the book answers with the error.
@@ -31,9 +35,11 @@ public final class AddressBookCache {
     private static final String BOOK = "book";
     private static final String LOADER = "loader";
     private static final Duration LEASE = Duration.ofSeconds(120);
+    /** The longest a waiter sleeps between looks, should a wake-up be missed. */
+    private static final Duration WAKE = Duration.ofSeconds(1);
 
-    /** Who is loading, until when. */
-    public record Lease(String nodeId, Instant until) implements Serializable {
+    /** Who is loading, under which claim. */
+    public record Lease(String nodeId, String token) implements Serializable {
     }
 
     /** What the cache counts, for the metrics. */
@@ -101,10 +107,8 @@ public final class AddressBookCache {
 
     /** Reloads now and waits for it (after a write through the API: the next read must see the write). */
     public CompletionStage<AddressBook> refresh() {
-        return CompletableFuture.supplyAsync(() -> {
-            awaitLease(Duration.ofSeconds(60));
-            return loadHoldingLease(null);
-        }, loader);
+        return CompletableFuture.supplyAsync(() -> loadHoldingLease(null, awaitLease(Duration.ofSeconds(60))),
+                loader);
     }
 
     private void refreshInBackground() {
@@ -113,9 +117,10 @@ public final class AddressBookCache {
         }
         CompletableFuture.runAsync(() -> {
             try {
-                if (claim()) {
+                String token = claim();
+                if (token != null) {
                     AddressBook current = books.get(BOOK).toCompletableFuture().join();
-                    loadHoldingLease(current);
+                    loadHoldingLease(current, token);
                 }
             } catch (RuntimeException e) {
                 LOG.debug("background refresh: {}", e.getMessage());
@@ -133,27 +138,37 @@ public final class AddressBookCache {
             if (book != null) {
                 return book;
             }
-            if (claim()) {
-                return loadHoldingLease(null);
+            String token = claim();
+            if (token != null) {
+                return loadHoldingLease(null, token);
             }
-            sleep(20);
+            awaitBookOrLease();
         }
         throw new CompletionException(new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE, "the address book is still loading"));
     }
 
-    private void awaitLease(Duration patience) {
+    /** Takes the lease, waiting for the holder to give it up; the claim's token. */
+    private String awaitLease(Duration patience) {
         long deadline = System.nanoTime() + patience.toNanos();
-        while (!claim()) {
+        String token;
+        while ((token = claim()) == null) {
             if (System.nanoTime() > deadline) {
-                throw new CompletionException(new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE, "another node is still loading the "
-                        + "address book"));
+                throw new CompletionException(new AddressBookException(GuacamoleStatus.UPSTREAM_UNAVAILABLE,
+                        "another node is still loading the address book"));
             }
-            sleep(20);
+            awaitBookOrLease();
         }
+        return token;
     }
 
-    /** Loads and publishes; the lease is held and released here. */
-    private AddressBook loadHoldingLease(AddressBook previous) {
+    /** Sleeps until the book is published or the lease ends (given back, or expired with its holder). */
+    private void awaitBookOrLease() {
+        CompletableFuture.anyOf(books.awaitChange(BOOK, WAKE).toCompletableFuture(),
+                leases.awaitChange(LOADER, WAKE).toCompletableFuture()).join();
+    }
+
+    /** Loads and publishes; the lease, claimed as {@code token}, is held and given back here. */
+    private AddressBook loadHoldingLease(AddressBook previous, String token) {
         long start = System.nanoTime();
         try {
             AddressBook book = source.load();
@@ -176,32 +191,32 @@ public final class AddressBookCache {
             books.set(BOOK, kept).toCompletableFuture().join();
             return kept;
         } finally {
-            leases.remove(LOADER).toCompletableFuture().join();
+            leases.update(LOADER, new GiveBack(token)).toCompletableFuture().join();
         }
     }
 
-    private boolean claim() {
-        return leases.update(LOADER, new Claim(nodeId, clock.instant(), clock.instant().plus(LEASE)))
-                .toCompletableFuture().join();
+    /** The claim's token when this node took the lease, null when another node holds it. */
+    private String claim() {
+        String token = UUID.randomUUID().toString();
+        return leases.update(LOADER, new Claim(new Lease(nodeId, token), LEASE)).toCompletableFuture().join()
+                ? token : null;
     }
 
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CompletionException(e);
-        }
-    }
-
-    private record Claim(String nodeId, Instant now, Instant until) implements Update<Lease, Boolean> {
+    private record Claim(Lease lease, Duration ttl) implements Update<Lease, Boolean> {
 
         @Override
         public Outcome<Lease, Boolean> apply(Lease current) {
-            if (current != null && current.until().isAfter(now)) {
-                return Outcome.keep(false);
-            }
-            return Outcome.store(new Lease(nodeId, until), true);
+            return current != null ? Outcome.keep(false) : Outcome.storeFor(lease, ttl, true);
+        }
+    }
+
+    /** Removes the lease only if it is still the claim {@code token} made. */
+    private record GiveBack(String token) implements Update<Lease, Boolean> {
+
+        @Override
+        public Outcome<Lease, Boolean> apply(Lease current) {
+            return current != null && current.token().equals(token) ? Outcome.store(null, true)
+                    : Outcome.keep(false);
         }
     }
 }

@@ -2,7 +2,9 @@ package org.farmgate.router.registry;
 
 import java.io.Serializable;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeLoad;
@@ -15,7 +17,12 @@ import org.farmgate.router.store.Update;
 /**
  * Every live node's {@link NodeLoad}, by node id. Each change is an {@link Update} that runs on the entry's owner,
  * so a node refreshing its measurements, an admin draining it and routers reserving on it never lose each other's
- * writes. A node's entry is removed when its member leaves the cluster, not when it stops refreshing it.
+ * writes.
+ *
+ * <p>A node's entry goes when the coordinator sees its member gone and its beat stale ({@link #depart}); what stays
+ * is a tombstone naming that member, invisible to every reader, so that a heartbeat of the departed member that lands
+ * late (it was in flight, or its JVM was paused) cannot bring the entry back. The node registers again when it
+ * rejoins, which Hazelcast does under a new member id.
  */
 public final class NodeRegistry {
 
@@ -38,11 +45,11 @@ public final class NodeRegistry {
     /**
      * The node's fresh self-description, with the sessions it holds as its reservation book. The drain flag made
      * by others is kept; reservations are reconciled with the node's book (see
-     * {@link org.farmgate.model.ReservationBook#reconciledWith}), reservations younger than {@code inFlightSince}
-     * being still on their way.
+     * {@link org.farmgate.model.ReservationBook#reconciledWith}): the ones it does not hold stay on their way
+     * unless it names them {@code expired}.
      */
-    public CompletionStage<Void> publish(NodeLoad fresh, Instant inFlightSince) {
-        return nodes.update(fresh.nodeId(), new Publish(fresh, inFlightSince));
+    public CompletionStage<Boolean> publish(NodeLoad fresh, Set<String> expired) {
+        return nodes.update(fresh.nodeId(), new Publish(fresh, Set.copyOf(expired)));
     }
 
     /** Summaries of every node: what placement and the capacity view read. */
@@ -50,8 +57,22 @@ public final class NodeRegistry {
         return nodes.query(new Summaries());
     }
 
+    /** Every session some node holds or has a reservation for. */
+    public CompletionStage<Set<String>> reservedSessions() {
+        return nodes.query(new ReservedIds()).thenApply(perNode -> {
+            Set<String> all = new HashSet<>();
+            perNode.forEach(all::addAll);
+            return all;
+        });
+    }
+
+    /** The node's entry, or null when it has none (or only a tombstone). */
     public CompletionStage<NodeLoad> get(String nodeId) {
-        return nodes.get(nodeId);
+        return nodes.get(nodeId).thenApply(NodeRegistry::live);
+    }
+
+    private static NodeLoad live(NodeLoad entry) {
+        return entry == null || entry.departed() ? null : entry;
     }
 
     /** Charges the session to the node if it still fits there, decided on the entry's owner at this instant. */
@@ -75,16 +96,46 @@ public final class NodeRegistry {
         return nodes.update(nodeId, new Drain(drain));
     }
 
-    /** Removes the entry of a node whose member left, with every reservation on it. */
-    public CompletionStage<NodeLoad> remove(String nodeId) {
-        return nodes.remove(nodeId);
+    /**
+     * Declares the node's member gone, with every reservation on it, if its entry is still the one the caller judged
+     * ({@code seen}: same member, same refresh), so that a node that beat in the meantime stays.
+     *
+     * @return the entry that went, or null when it had changed or was gone already
+     */
+    public CompletionStage<NodeLoad> depart(NodeLoad seen) {
+        return nodes.update(seen.nodeId(), new Depart(seen.address().memberId(), seen.updatedAt()));
     }
 
-    private record Publish(NodeLoad fresh, Instant inFlightSince) implements Update<NodeLoad, Void> {
+    /** Removes the entry (or tombstone) outright: a node clearing what its own previous run left. */
+    public CompletionStage<NodeLoad> remove(String nodeId) {
+        return nodes.remove(nodeId).thenApply(NodeRegistry::live);
+    }
+
+    /** Refreshes or registers; refused (false) for the member a tombstone names. */
+    private record Publish(NodeLoad fresh, Set<String> expired) implements Update<NodeLoad, Boolean> {
 
         @Override
-        public Outcome<NodeLoad, Void> apply(NodeLoad current) {
-            return Outcome.store(current == null ? fresh : current.refreshedBy(fresh, inFlightSince), null);
+        public Outcome<NodeLoad, Boolean> apply(NodeLoad current) {
+            if (current == null) {
+                return Outcome.store(fresh, true);
+            }
+            if (current.departed()) {
+                return current.address().memberId().equals(fresh.address().memberId()) ? Outcome.keep(false)
+                        : Outcome.store(fresh, true);
+            }
+            return Outcome.store(current.refreshedBy(fresh, expired), true);
+        }
+    }
+
+    private record Depart(String memberId, Instant refreshedAt) implements Update<NodeLoad, NodeLoad> {
+
+        @Override
+        public Outcome<NodeLoad, NodeLoad> apply(NodeLoad current) {
+            if (current == null || current.departed() || !current.address().memberId().equals(memberId)
+                    || !current.updatedAt().equals(refreshedAt)) {
+                return Outcome.keep(null);
+            }
+            return Outcome.store(current.departedMember(), current);
         }
     }
 
@@ -93,7 +144,7 @@ public final class NodeRegistry {
 
         @Override
         public Outcome<NodeLoad, ReserveResult> apply(NodeLoad current) {
-            if (current == null) {
+            if (current == null || current.departed()) {
                 return Outcome.keep(new ReserveResult(ReserveResult.Outcome.NO_SUCH_NODE, 0, null));
             }
             int charge = current.chargeMb(protocol, display);
@@ -113,7 +164,7 @@ public final class NodeRegistry {
 
         @Override
         public Outcome<NodeLoad, Boolean> apply(NodeLoad current) {
-            if (current == null || !current.reservations().entries().containsKey(sessionId)) {
+            if (current == null || current.departed() || !current.reservations().entries().containsKey(sessionId)) {
                 return Outcome.keep(false);
             }
             return Outcome.store(current.withReservations(current.reservations().activated(sessionId)), true);
@@ -135,10 +186,23 @@ public final class NodeRegistry {
 
         @Override
         public Outcome<NodeLoad, Boolean> apply(NodeLoad current) {
-            if (current == null) {
+            if (current == null || current.departed()) {
                 return Outcome.keep(false);
             }
             return Outcome.store(current.withDrainRequested(drain), true);
+        }
+    }
+
+    private record ReservedIds() implements Query<NodeLoad, HashSet<String>> {
+
+        @Override
+        public boolean matches(NodeLoad value) {
+            return !value.departed();
+        }
+
+        @Override
+        public HashSet<String> project(NodeLoad value) {
+            return new HashSet<>(value.reservations().entries().keySet());
         }
     }
 
@@ -146,7 +210,7 @@ public final class NodeRegistry {
 
         @Override
         public boolean matches(NodeLoad value) {
-            return true;
+            return !value.departed();
         }
 
         @Override

@@ -93,6 +93,11 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
         });
     }
 
+    @Override
+    public CompletionStage<Void> awaitChange(String key, Duration max) {
+        return inner.awaitChange(key, max);
+    }
+
     private V open(Object raw, String key) {
         if (raw == null) {
             return null;

@@ -31,6 +31,7 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
         if (!outcome.write()) {
             return Outcome.keep(outcome.result());
         }
-        return Outcome.store(outcome.value() == null ? null : seal.seal(map, key, outcome.value()), outcome.result());
+        return Outcome.storeFor(outcome.value() == null ? null : seal.seal(map, key, outcome.value()), outcome.ttl(),
+                outcome.result());
     }
 }

@@ -1,7 +1,14 @@
 package org.farmgate.router.store;
 
+import com.hazelcast.core.EntryEvent;
 import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
+import com.hazelcast.map.listener.EntryEvictedListener;
+import com.hazelcast.map.listener.EntryExpiredListener;
+import com.hazelcast.map.listener.EntryRemovedListener;
+import com.hazelcast.map.listener.EntryUpdatedListener;
 import com.hazelcast.projection.Projection;
 import com.hazelcast.query.Predicate;
 import java.time.Duration;
@@ -64,8 +71,48 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
                 new Filter<>(query))), blocking);
     }
 
+    @Override
+    public CompletionStage<Void> awaitChange(K key, Duration max) {
+        CompletableFuture<Void> changed = new CompletableFuture<>();
+        // Registering a listener is a blocking cluster call: on the blocking threads, like queries.
+        return CompletableFuture.supplyAsync(() -> map.addEntryListener(new Changed(changed), key, false), blocking)
+                .thenCompose(id -> changed.completeOnTimeout(null, max.toMillis(), TimeUnit.MILLISECONDS)
+                        .whenCompleteAsync((ignored, error) -> map.removeEntryListener(id), blocking));
+    }
+
     public IMap<K, V> map() {
         return map;
+    }
+
+    /** Any change of the one key it listens to. */
+    private record Changed(CompletableFuture<Void> changed) implements EntryAddedListener<Object, Object>,
+            EntryUpdatedListener<Object, Object>, EntryRemovedListener<Object, Object>,
+            EntryExpiredListener<Object, Object>, EntryEvictedListener<Object, Object> {
+
+        @Override
+        public void entryAdded(EntryEvent<Object, Object> event) {
+            changed.complete(null);
+        }
+
+        @Override
+        public void entryUpdated(EntryEvent<Object, Object> event) {
+            changed.complete(null);
+        }
+
+        @Override
+        public void entryRemoved(EntryEvent<Object, Object> event) {
+            changed.complete(null);
+        }
+
+        @Override
+        public void entryExpired(EntryEvent<Object, Object> event) {
+            changed.complete(null);
+        }
+
+        @Override
+        public void entryEvicted(EntryEvent<Object, Object> event) {
+            changed.complete(null);
+        }
     }
 
     /** Runs an {@link Update} on the entry's owner. */
@@ -75,7 +122,11 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
         public R process(Map.Entry<K, V> entry) {
             Update.Outcome<V, R> outcome = update.apply(entry.getValue());
             if (outcome.write()) {
-                entry.setValue(outcome.value());
+                if (outcome.ttl() != null && outcome.value() != null && entry instanceof ExtendedMapEntry<K, V> timed) {
+                    timed.setValue(outcome.value(), outcome.ttl().toMillis(), TimeUnit.MILLISECONDS);
+                } else {
+                    entry.setValue(outcome.value());
+                }
             }
             return outcome.result();
         }

@@ -18,6 +18,7 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
     private static final long SWEEP_EVERY_MILLIS = 10_000;
 
     private final ConcurrentHashMap<K, Entry<V>> entries = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<K, List<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
     private final Clock clock;
     private volatile long lastSweep;
 
@@ -37,6 +38,7 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
     @Override
     public CompletionStage<Void> set(K key, V value) {
         entries.put(key, new Entry<>(value, Long.MAX_VALUE));
+        wake(key);
         return CompletableFuture.completedFuture(null);
     }
 
@@ -44,6 +46,7 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
     public CompletionStage<Void> set(K key, V value, Duration ttl) {
         entries.put(key, new Entry<>(value, clock.millis() + ttl.toMillis()));
         sweepNowAndThen();
+        wake(key);
         return CompletableFuture.completedFuture(null);
     }
 
@@ -55,12 +58,15 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
             previous[0] = live;
             return live != null ? current : new Entry<>(value, Long.MAX_VALUE);
         });
+        wake(key);
         return CompletableFuture.completedFuture(cast(previous[0]));
     }
 
     @Override
     public CompletionStage<V> remove(K key) {
-        return CompletableFuture.completedFuture(live(entries.remove(key)));
+        V removed = live(entries.remove(key));
+        wake(key);
+        return CompletableFuture.completedFuture(removed);
     }
 
     @Override
@@ -72,8 +78,10 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
             if (!outcome.write()) {
                 return current;
             }
-            return outcome.value() == null ? null : new Entry<>(outcome.value(), Long.MAX_VALUE);
+            return outcome.value() == null ? null : new Entry<>(outcome.value(),
+                    outcome.ttl() == null ? Long.MAX_VALUE : clock.millis() + outcome.ttl().toMillis());
         });
+        wake(key);
         return CompletableFuture.completedFuture(cast(result[0]));
     }
 
@@ -87,6 +95,25 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
             }
         }
         return CompletableFuture.completedFuture(out);
+    }
+
+    /** Expiry is not announced here: a waiter on an entry that expires wakes at {@code max}. */
+    @Override
+    public CompletionStage<Void> awaitChange(K key, Duration max) {
+        CompletableFuture<Void> changed = new CompletableFuture<>();
+        waiters.computeIfAbsent(key, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(changed);
+        return changed.completeOnTimeout(null, max.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .whenComplete((ignored, error) -> waiters.computeIfPresent(key, (k, list) -> {
+                    list.remove(changed);
+                    return list.isEmpty() ? null : list;
+                }));
+    }
+
+    private void wake(K key) {
+        List<CompletableFuture<Void>> waiting = waiters.get(key);
+        if (waiting != null) {
+            waiting.forEach(changed -> changed.complete(null));
+        }
     }
 
     public int size() {

@@ -28,4 +28,11 @@ public interface SharedMap<K, V> {
 
     /** The projections of every matching entry. */
     <P> CompletionStage<List<P>> query(Query<V, P> query);
+
+    /**
+     * Completes at the next change of the key's entry (added, changed, removed, expired) or after {@code max},
+     * whichever comes first: a wake-up after which the caller reads again, instead of polling. A change between
+     * the caller's last read and this call may be missed, which {@code max} bounds.
+     */
+    CompletionStage<Void> awaitChange(K key, Duration max);
 }

@@ -62,6 +62,15 @@ public final class GatewayApi {
         return Json.mapper().readTree(response.body());
     }
 
+    /** A DELETE; its status. */
+    public int delete(String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+                .timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token)
+                .DELETE().build();
+        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
     /** Creates a session and a ticket: the path to open, ticket included. */
     public Attach createSession(String body) throws IOException, InterruptedException {
         JsonNode session = post("/api/sessions", body);

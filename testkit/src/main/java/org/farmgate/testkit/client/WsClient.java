@@ -66,8 +66,13 @@ public final class WsClient implements AutoCloseable {
     }
 
     public static WsClient connect(Vertx vertx, int port, String uri, MultiMap headers) throws Exception {
+        return connect(vertx, "127.0.0.1", port, uri, headers);
+    }
+
+    public static WsClient connect(Vertx vertx, String host, int port, String uri, MultiMap headers)
+            throws Exception {
         WebSocketClient client = vertx.createWebSocketClient();
-        WebSocketConnectOptions options = new WebSocketConnectOptions().setHost("127.0.0.1").setPort(port)
+        WebSocketConnectOptions options = new WebSocketConnectOptions().setHost(host).setPort(port)
                 .setURI(uri).addSubProtocol("guacamole");
         if (headers != null) {
             options.setHeaders(headers);

@@ -50,11 +50,13 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     private final Process process;
+    private final String host;
     private final int httpPort;
     private final Path log;
 
-    private NodeProcess(Process process, int httpPort, Path log) {
+    private NodeProcess(Process process, String host, int httpPort, Path log) {
         this.process = process;
+        this.host = host;
         this.httpPort = httpPort;
         this.log = log;
     }
@@ -66,8 +68,17 @@ public final class NodeProcess implements AutoCloseable {
      */
     public static NodeProcess start(Launch launch, Map<String, String> env, List<String> jvmArgs, Path log)
             throws IOException, InterruptedException {
+        return start(launch, env, jvmArgs, log, List.of(), "127.0.0.1");
+    }
+
+    /**
+     * Like {@link #start(Launch, Map, List, Path)}, with the java command run through {@code wrapper} (such as
+     * {@code ip netns exec fgl-n1}, to run the node on a host of its own) and its HTTP port on {@code host}.
+     */
+    public static NodeProcess start(Launch launch, Map<String, String> env, List<String> jvmArgs, Path log,
+            List<String> wrapper, String host) throws IOException, InterruptedException {
         int port = env.containsKey("GW_HTTP_PORT") ? Integer.parseInt(env.get("GW_HTTP_PORT")) : freePort();
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(wrapper);
         String cpus = System.getProperty("farmgate.bench.nodeCpus");
         if (cpus != null && !cpus.isBlank()) {
             // The node on CPUs of its own, as on its own host: the load tools then cannot starve it, nor it them.
@@ -86,8 +97,8 @@ public final class NodeProcess implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().putAll(env);
         builder.environment().put("GW_HTTP_PORT", String.valueOf(port));
-        builder.environment().putIfAbsent("GW_HTTP_HOST", "127.0.0.1");
-        NodeProcess node = new NodeProcess(builder.start(), port, log);
+        builder.environment().putIfAbsent("GW_HTTP_HOST", host);
+        NodeProcess node = new NodeProcess(builder.start(), host, port, log);
         node.awaitHealthy(Duration.ofSeconds(60));
         return node;
     }
@@ -107,7 +118,11 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     public String baseUrl() {
-        return "http://127.0.0.1:" + httpPort;
+        return "http://" + host + ":" + httpPort;
+    }
+
+    public Path log() {
+        return log;
     }
 
     private void awaitHealthy(Duration timeout) throws InterruptedException, IOException {
@@ -138,6 +153,23 @@ public final class NodeProcess implements AutoCloseable {
 
     public boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** SIGSTOP: the JVM freezes mid-flight, as in a long pause of the host or a stop-the-world collection. */
+    public void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause}. */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed");
+        }
     }
 
     /** SIGTERM, as a service manager would stop it, then wait. */
