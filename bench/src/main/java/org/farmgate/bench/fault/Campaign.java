@@ -17,6 +17,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.farmgate.testkit.client.GatewayApi;
+import org.farmgate.testkit.fault.FaultProxy;
+import org.farmgate.testkit.fault.Faults;
 import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.ClusterKeys;
@@ -24,7 +26,7 @@ import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * A cluster of node processes, each on a host of its own ({@link NetnsLab}) with its own synthetic guacd, under the
- * load of {@link CampaignLoad}; faults are injected by name, and after each the campaign waits until the cluster
+ * load of {@link CampaignLoad}, each node's link to its guacd through a fault proxy; faults are injected by name, and after each the campaign waits until the cluster
  * has converged and every invariant holds, checked from outside through the API and {@code /metrics}:
  * <ol>
  * <li>no live session is marked lost (a session whose WebSocket still echoes is {@code active});</li>
@@ -55,10 +57,16 @@ final class Campaign implements AutoCloseable {
     private final Path logs;
     private final List<SyntheticGuacd> guacds = new ArrayList<>();
     private final List<Integer> guacdPorts = new ArrayList<>();
+    /** The link from each node to its guacd: a fault proxy, so that it can be slowed, stalled and cut. */
+    private final List<FaultProxy> links = new ArrayList<>();
+    private final List<Integer> linkPorts = new ArrayList<>();
     private final NodeProcess[] nodes;
     private final boolean[] down;
     private final CampaignLoad load;
     private final List<Outcome> outcomes = new ArrayList<>();
+    /** HTTP/1.1 as the nodes speak it (an upgrade attempt to h2c once hung a scrape past its timeout). */
+    private final java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+            .version(java.net.http.HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     private Campaign(NodeProcess.Launch launch, NetnsLab lab, int count, Path keys, Path logs, int users,
             Random random) {
@@ -86,6 +94,9 @@ final class Campaign implements AutoCloseable {
                         .await(10, TimeUnit.SECONDS);
                 campaign.guacds.add(guacd);
                 campaign.guacdPorts.add(guacd.port());
+                FaultProxy link = campaign.link(0, guacd.port(), Faults.NONE);
+                campaign.links.add(link);
+                campaign.linkPorts.add(link.port());
             }
             for (int k = 1; k <= count; k++) {
                 campaign.startNode(k, true);
@@ -122,7 +133,7 @@ final class Campaign implements AutoCloseable {
         env.put("GW_CLUSTER_NAME", "farmgate-campaign");
         env.put("GW_CLUSTER_SECRETS_DIR", keys.toString());
         env.put("GW_GUACD_HOST", NetnsLab.ROOT);
-        env.put("GW_GUACD_PORT", String.valueOf(guacdPorts.get(k - 1)));
+        env.put("GW_GUACD_PORT", String.valueOf(linkPorts.get(k - 1)));
         env.put("GW_MEMORY_BUDGET_MB", "100000");
         env.put("GW_MAX_SESSIONS_PER_USER", "1000");
         env.put("GW_LOG_LEVEL", "WARN");
@@ -200,6 +211,26 @@ final class Campaign implements AutoCloseable {
                 .await(10, TimeUnit.SECONDS);
         guacds.set(k - 1, again);
         return settle("restart guacd of node-" + k);
+    }
+
+    /**
+     * The node's link to its guacd is cut (its sessions end), then slow and stalling for a while (150 ms each way,
+     * jitter, a 500 ms stall every 2 s), then healthy again.
+     */
+    Outcome degradeLink(int k, Duration length) throws Exception {
+        int port = linkPorts.get(k - 1);
+        links.get(k - 1).close().await(10, TimeUnit.SECONDS);
+        links.set(k - 1, link(port, guacdPorts.get(k - 1), Faults.NONE.withLatency(Duration.ofMillis(150),
+                Duration.ofMillis(50)).withStalls(Duration.ofSeconds(2), Duration.ofMillis(500))));
+        Thread.sleep(length.toMillis());
+        links.get(k - 1).close().await(10, TimeUnit.SECONDS);
+        links.set(k - 1, link(port, guacdPorts.get(k - 1), Faults.NONE));
+        return settle("cut, then slow guacd link of node-" + k + " for " + length.toSeconds() + " s");
+    }
+
+    private FaultProxy link(int port, int guacdPort, Faults faults) throws Exception {
+        return FaultProxy.start(vertx, NetnsLab.ROOT, port, NetnsLab.ROOT, guacdPort, faults)
+                .await(10, TimeUnit.SECONDS);
     }
 
     /** The node restarts knowing only itself: a cluster of its own, until Hazelcast merges the two. */
@@ -335,7 +366,6 @@ final class Campaign implements AutoCloseable {
 
     /** The node's own count of its pending and active sessions, from its metrics. */
     private int localLiveSessions(int k) throws IOException, InterruptedException {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         String metrics = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(nodes[k].baseUrl()
                 + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString()).body();
@@ -407,6 +437,9 @@ final class Campaign implements AutoCloseable {
                 }
                 nodes[k].kill();
             }
+        }
+        for (FaultProxy link : links) {
+            link.close().await(10, TimeUnit.SECONDS);
         }
         for (SyntheticGuacd guacd : guacds) {
             guacd.close().await(10, TimeUnit.SECONDS);

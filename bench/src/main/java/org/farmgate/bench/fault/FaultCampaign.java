@@ -33,7 +33,7 @@ public final class FaultCampaign implements Callable<Integer> {
     int pauseSeconds;
     @Option(names = "--partition-seconds", defaultValue = "12", description = "how long a partition lasts")
     int partitionSeconds;
-    @Option(names = "--faults", split = ",", defaultValue = "kill,pause,partition,guacd,alone",
+    @Option(names = "--faults", split = ",", defaultValue = "kill,pause,partition,guacd,link,alone",
             description = "the scripted faults, in order")
     List<String> faults;
     @Option(names = "--node-jar", paramLabel = "PATH", description = "the node jar; default: this JVM's class path")
@@ -90,8 +90,9 @@ public final class FaultCampaign implements Callable<Integer> {
                     + random.nextInt(partitionSeconds + 1)));
             case "guacd" -> campaign.restartGuacd(k);
             case "alone" -> campaign.restartAlone(k);
+            case "link" -> campaign.degradeLink(k, Duration.ofSeconds(partitionSeconds));
             default -> throw new CommandLine.ParameterException(new CommandLine(this), "unknown fault '" + fault
-                    + "': kill, pause, partition, guacd or alone");
+                    + "': kill, pause, partition, guacd, link or alone");
         };
     }
 

@@ -1,0 +1,162 @@
+package org.farmgate.router.addressbook;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.router.store.LocalSharedMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The load lease: a load that outlives its lease (the lease expired on its owner's clock, another node took it)
+ * gives back nothing but its own, and a node waiting for a load is woken by its end rather than polling.
+ */
+class AddressBookLeaseTest {
+
+    private final AtomicLong millis = new AtomicLong(1_000_000);
+    private final Clock clock = new Clock() {
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis.get());
+        }
+    };
+    private final LocalSharedMap<String, AddressBook> books = new LocalSharedMap<>(clock);
+    private final LocalSharedMap<String, AddressBookCache.Lease> leases = new LocalSharedMap<>(clock);
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stop() {
+        pool.shutdownNow();
+    }
+
+    @Test
+    void aLoadThatOutlivedItsLeaseLeavesTheNextHoldersLease() throws Exception {
+        Blocking slowA = new Blocking();
+        Blocking slowB = new Blocking();
+        AddressBookCache a = cache(slowA, "a");
+        AddressBookCache b = cache(slowB, "b");
+
+        CompletableFuture<AddressBook> first = a.refresh().toCompletableFuture();
+        slowA.started.await(10, TimeUnit.SECONDS);
+        assertEquals("a", lease().nodeId());
+        millis.addAndGet(Duration.ofMinutes(3).toMillis()); // a's lease runs out while it still loads
+        CompletableFuture<AddressBook> second = b.refresh().toCompletableFuture();
+        slowB.started.await(10, TimeUnit.SECONDS);
+        assertEquals("b", lease().nodeId());
+
+        slowA.finish.countDown();
+        first.get(10, TimeUnit.SECONDS);
+        assertEquals("b", lease().nodeId(), "a's late end did not remove b's lease");
+        slowB.finish.countDown();
+        second.get(10, TimeUnit.SECONDS);
+        assertNull(lease(), "b gave its own back");
+    }
+
+    @Test
+    void aWaitingNodeIsWokenWhenTheLoadEnds() throws Exception {
+        Blocking slow = new Blocking();
+        AddressBookCache loader = cache(slow, "a");
+        AddressBookCache waiter = cache(new Blocking(), "b");
+        loader.refresh();
+        slow.started.await(10, TimeUnit.SECONDS);
+        CompletableFuture<AddressBook> waiting = waiter.read().toCompletableFuture();
+        Thread.sleep(300);
+        long released = System.nanoTime();
+        slow.finish.countDown();
+        waiting.get(10, TimeUnit.SECONDS);
+        long waitedMillis = (System.nanoTime() - released) / 1_000_000;
+        // Woken by the book's arrival: well before the one-second fallback look.
+        assertEquals(true, waitedMillis < 900, "woken after " + waitedMillis + " ms");
+    }
+
+    private AddressBookCache.Lease lease() {
+        return leases.get("loader").toCompletableFuture().join();
+    }
+
+    private AddressBookCache cache(AddressBookSource source, String node) {
+        return new AddressBookCache(books, leases, source, pool, Duration.ofHours(1), node, clock,
+                new AddressBookCache.Listener() {
+                    @Override
+                    public void hit() {
+                    }
+
+                    @Override
+                    public void miss() {
+                    }
+
+                    @Override
+                    public void loaded(long nanos, boolean ok) {
+                    }
+                });
+    }
+
+    /** A source whose load waits until the test lets it finish. */
+    private final class Blocking implements AddressBookSource {
+
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch finish = new CountDownLatch(1);
+
+        @Override
+        public AddressBook load() {
+            started.countDown();
+            try {
+                finish.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return new AddressBook(List.of(), clock.instant(), null);
+        }
+
+        @Override
+        public Map<String, Object> readEntry(String scope, String folderPath, String entry) {
+            return null;
+        }
+
+        @Override
+        public boolean writable() {
+            return false;
+        }
+
+        @Override
+        public void writeFolder(String scope, String folderPath, FolderSettings settings) {
+        }
+
+        @Override
+        public void writeEntry(String scope, String folderPath, String entry, Map<String, Object> fields) {
+        }
+
+        @Override
+        public boolean deleteEntry(String scope, String folderPath, String entry) {
+            return false;
+        }
+
+        @Override
+        public int deleteFolder(String scope, String folderPath) {
+            return 0;
+        }
+    }
+}
