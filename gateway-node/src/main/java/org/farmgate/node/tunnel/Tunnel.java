@@ -25,7 +25,9 @@ import org.farmgate.protocol.WireLimits;
  *
  * <p>Back-pressure follows Vert.x's {@code PipeImpl}: when the destination's write queue is full the source is
  * paused, and the destination's drain handler resumes it, so a slow browser slows guacd down instead of filling
- * this node's memory. Towards the client every text message holds whole instructions only (guacamole-common-js
+ * this node's memory. The client's own messages are read only while the client reads too: the tunnel answers its
+ * pings, and a client that sends pings without reading the echoes would otherwise have this node queue them without
+ * end (480 MB in 24 s, then out of memory, once). Towards the client every text message holds whole instructions only (guacamole-common-js
  * drops a partial one); towards guacd only whole instructions are forwarded, after the tunnel's own internal
  * instructions (empty opcode) were taken out: a {@code ping} is echoed, the rest dropped.
  *
@@ -62,6 +64,9 @@ public final class Tunnel implements SessionLink {
     private long bytesToClient;
     private long bytesToGuacd;
     private boolean ended;
+    /** Why the client's messages are not being read: guacd's queue is full, or the client's own (echoes). */
+    private boolean clientHeldByGuacd;
+    private boolean clientHeldByEchoes;
 
     public Tunnel(Vertx vertx, WebSocketBase client, GuacdConnection connection, String tunnelId,
             NodeMetrics metrics, Consumer<TunnelEnd> listener) {
@@ -126,7 +131,20 @@ public final class Tunnel implements SessionLink {
         }
         if (client.writeQueueFull()) {
             guacd.pause();
-            client.drainHandler(ignored -> guacd.resume());
+            client.drainHandler(ignored -> clientDrained());
+        }
+    }
+
+    /** The client's queue has room again: guacd may send, and the client's pings may be answered. */
+    private void clientDrained() {
+        guacd.resume();
+        clientHeldByEchoes = false;
+        resumeClient();
+    }
+
+    private void resumeClient() {
+        if (!ended && !clientHeldByGuacd && !clientHeldByEchoes) {
+            client.resume();
         }
     }
 
@@ -205,8 +223,19 @@ public final class Tunnel implements SessionLink {
             }
         }
         if (guacd.writeQueueFull()) {
+            clientHeldByGuacd = true;
             client.pause();
-            guacd.drainHandler(ignored -> client.resume());
+            guacd.drainHandler(ignored -> {
+                clientHeldByGuacd = false;
+                resumeClient();
+            });
+        }
+        if (client.writeQueueFull()) {
+            // Our answers to the client (echoes) are not being read: read no more from it until they are.
+            clientHeldByEchoes = true;
+            client.pause();
+            guacd.pause();
+            client.drainHandler(ignored -> clientDrained());
         }
     }
 
