@@ -104,7 +104,7 @@ class SessionsApiTest {
                         "field 'timezone' must be an IANA time zone"),
                 Arguments.of("{\"hostname\":\"10.1.2.3\"}", "outside the networks allowed for ssh"),
                 Arguments.of("{\"hostname\":\"no-such-host.invalid\"}", "does not resolve"),
-                Arguments.of("{\"hostname\":\"a b\"}", "field 'hostname' must be a host name or an IP address"),
+                Arguments.of("{\"hostname\":\"a b\"}", "field 'hostname': 'a b' is not a host name"),
                 Arguments.of("[1,2]", "request body must be a JSON object"),
                 Arguments.of("{\"hostname\":", "request body is not valid JSON"));
     }

@@ -8,12 +8,12 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.node.target.ArgumentPolicy;
+import org.farmgate.node.target.HostName;
 
 /**
  * Reads a session creation body into a {@link SessionSpec}, strictly: every field is known, of the right type and
@@ -29,7 +29,6 @@ public final class SessionRequestParser {
     /** guacd drops an instruction whose element is longer (libguac's GUAC_INSTRUCTION_MAX_LENGTH). */
     static final int MAX_VALUE_LENGTH = 8192;
 
-    private static final Pattern HOSTNAME = Pattern.compile("[A-Za-z0-9_.:-]{1,253}");
 
     public SessionSpec parse(String body) {
         ObjectNode object = JsonBody.object(body);
@@ -49,9 +48,7 @@ public final class SessionRequestParser {
         if (hostname == null || hostname.isEmpty()) {
             throw new InvalidRequestException("field 'hostname' is required");
         }
-        if (!HOSTNAME.matcher(hostname).matches()) {
-            throw new InvalidRequestException("field 'hostname' must be a host name or an IP address");
-        }
+        HostName.check("hostname", hostname);
         int port = JsonBody.integer(object, "port", protocol.defaultPort());
         if (port < 1 || port > 65535) {
             throw new InvalidRequestException("field 'port' must be between 1 and 65535, got " + port);

@@ -28,6 +28,7 @@ import org.farmgate.node.auth.Identity;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.target.ArgumentPolicy;
+import org.farmgate.node.target.HostName;
 import org.farmgate.node.target.TargetPolicy;
 import org.farmgate.router.NoCapacityException;
 import org.farmgate.router.SessionDirectory;
@@ -49,7 +50,6 @@ public final class SessionService {
     static final String DELETE = "delete";
     /** Tries of an open request whose answer is late: one more, then the caller hears the outcome is unknown. */
     private static final int OPEN_ATTEMPTS = 2;
-    private static final java.util.regex.Pattern IPV4 = java.util.regex.Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
     /** An address-book entry a session is opened from. */
     public record EntryRef(@JsonProperty("scope") String scope, @JsonProperty("folder") String folder,
@@ -346,12 +346,15 @@ public final class SessionService {
      * it runs on a worker thread.
      */
     private Future<List<InetAddress>> resolveChecked(SessionSpec spec) {
-        if (isLiteral(spec.hostname())) {
-            try {
-                return Future.succeededFuture(checked(spec, List.of(InetAddress.getByName(spec.hostname()))));
-            } catch (UnknownHostException | RuntimeException e) {
-                return Future.failedFuture(e);
+        InetAddress literal;
+        try {
+            HostName.check("hostname", spec.hostname()); // an address-book entry's too
+            literal = HostName.literal(spec.hostname());
+            if (literal != null) {
+                return Future.succeededFuture(checked(spec, List.of(literal)));
             }
+        } catch (GatewayException e) {
+            return Future.failedFuture(e);
         }
         return vertx.executeBlocking(() -> {
             List<InetAddress> addresses;
@@ -374,17 +377,12 @@ public final class SessionService {
         return addresses;
     }
 
-    /** An IP address written out, which InetAddress parses without asking DNS. */
-    private static boolean isLiteral(String host) {
-        return host.indexOf(':') >= 0 || IPV4.matcher(host).matches();
-    }
-
     private static InetAddress literal(String address) {
-        try {
-            return InetAddress.getByName(address); // a literal address: no lookup
-        } catch (UnknownHostException e) {
+        InetAddress literal = HostName.literal(address);
+        if (literal == null) {
             throw new InvalidRequestException("unreadable target address " + address);
         }
+        return literal;
     }
 
     /** A cluster call's stage as a Vert.x future, completed back on the caller's event loop, failures unwrapped. */
