@@ -65,6 +65,12 @@ class TokensApiTest {
                 "field 'expires_at' must be in the future");
         assertError(node.request("POST", "/api/tokens", TestNode.ADMIN,
                 "{\"name\":\"x\",\"role\":\"viewer\",\"expires_at\":\"tomorrow\"}"), "invalid value for field 'expires_at'");
+        // Once a 500 each (a NullPointerException).
+        assertError(node.request("POST", "/api/tokens", TestNode.ADMIN, "null"), "request body must be a JSON object");
+        assertError(node.request("POST", "/api/tokens", TestNode.ADMIN,
+                "{\"name\":\"x\",\"role\":\"viewer\",\"groups\":[null]}"), "field 'groups' must be a list");
+        assertError(node.request("POST", "/api/tokens", TestNode.ADMIN,
+                "{\"name\":\"x\",\"role\":\"viewer\",\"groups\":[\"\"]}"), "field 'groups' must be a list");
     }
 
     @Test

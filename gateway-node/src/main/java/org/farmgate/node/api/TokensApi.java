@@ -52,6 +52,10 @@ public final class TokensApi {
         if (request.role() == null) {
             throw new InvalidRequestException("field 'role' is required (viewer, operator, poweruser or admin)");
         }
+        if (request.groups() != null && request.groups().stream().anyMatch(group -> group == null || group.isBlank())) {
+            throw new InvalidRequestException("field 'groups' must be a list of group names, without null or empty "
+                    + "ones");
+        }
         future(tokens.create(request.name(), request.role(), request.groups() == null ? Set.of() : request.groups(),
                 request.expiresAt())).onFailure(ctx::fail).onSuccess(issued -> {
                     Map<String, Object> body = new LinkedHashMap<>();
@@ -95,7 +99,11 @@ public final class TokensApi {
             throw new InvalidRequestException("request body must be a JSON object");
         }
         try {
-            return Json.mapper().readValue(body, type);
+            T value = Json.mapper().readValue(body, type);
+            if (value == null) { // the body "null"
+                throw new InvalidRequestException("request body must be a JSON object");
+            }
+            return value;
         } catch (UnrecognizedPropertyException e) {
             throw new InvalidRequestException("unknown field '" + e.getPropertyName() + "'");
         } catch (JsonMappingException e) {
