@@ -51,7 +51,7 @@ public record NodeConfig(
                 nodeId,
                 source.string("GW_HTTP_HOST", "0.0.0.0"),
                 source.integer("GW_HTTP_PORT", 8080, 0, 65535),
-                source.string("GW_ADMIN_TOKEN", null),
+                adminToken(source),
                 source.string("GW_GUACD_HOST", "127.0.0.1"),
                 source.integer("GW_GUACD_PORT", 4822, 1, 65535),
                 Duration.ofMillis(source.integer("GW_GUACD_CONNECT_TIMEOUT_MS", 5000, 1, 600_000)),
@@ -96,6 +96,16 @@ public record NodeConfig(
             allowed.put(protocol, List.copyOf(networks));
         }
         return new TargetPolicy(allowed);
+    }
+
+    /** At least 32 characters: a token is a password to every machine behind the gateway, guessed offline never. */
+    private static String adminToken(ConfigSource source) {
+        String token = source.string("GW_ADMIN_TOKEN", null);
+        if (token != null && token.length() < 32) {
+            throw new ConfigException("GW_ADMIN_TOKEN must be at least 32 characters of a random value (256 bits, "
+                    + "for instance `openssl rand -base64 32`), got " + token.length());
+        }
+        return token;
     }
 
     private static ZoneId timezone(ConfigSource source) {
