@@ -196,6 +196,10 @@ class SessionsApiTest {
         HttpResponse<String> health = node.request("GET", "/api/health", null, null);
         assertEquals(200, health.statusCode());
         assertEquals("ok", TestNode.json(health).get("status").asText());
+        HttpResponse<String> head = node.request("HEAD", "/api/health", null, null);
+        assertEquals(200, head.statusCode(), "HEAD, as load balancers probe");
+        assertEquals("", head.body());
+        assertEquals(200, node.request("HEAD", "/api/ready", null, null).statusCode());
     }
 
     @Test

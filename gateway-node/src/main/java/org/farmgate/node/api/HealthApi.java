@@ -1,5 +1,6 @@
 package org.farmgate.node.api;
 
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,13 +23,14 @@ public final class HealthApi {
     }
 
     public void mount(Router router) {
-        router.get("/api/health").handler(ctx -> {
+        // HEAD too: load balancers and uptime checkers probe with it.
+        router.route("/api/health").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("status", "ok");
             body.put("node_id", nodeId);
             Responses.json(ctx, 200, body);
         });
-        router.get("/api/ready").handler(ctx -> {
+        router.route("/api/ready").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(ctx -> {
             boolean ready = true;
             Map<String, Object> details = new LinkedHashMap<>();
             for (Readiness.Check check : readiness.checks()) {
