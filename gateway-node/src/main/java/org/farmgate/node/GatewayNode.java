@@ -195,7 +195,7 @@ public final class GatewayNode {
     }
 
     private Future<Void> listen() {
-        HttpServerOptions options = tunnelListener(config.httpHost(), config.httpPort());
+        HttpServerOptions options = tunnelListener(config.httpHost(), config.httpPort(), config.idleTimeout());
         // Port 0 (tests) cannot be shared by several servers: each would get its own port.
         int instances = config.httpPort() == 0 ? 1 : config.eventLoops();
         Future<Void> publicPort = deploy(router, options, port, instances);
@@ -214,15 +214,21 @@ public final class GatewayNode {
     private HttpServerOptions relayListenerOptions() {
         ClusterSecurity security = config.security();
         HttpServerOptions options = tunnelListener(config.cluster().host() != null ? config.cluster().host()
-                : "0.0.0.0", security.relayPort());
+                : "0.0.0.0", security.relayPort(), config.idleTimeout());
         return security.secured() ? security.mutualTls(options).setClientAuth(ClientAuth.REQUIRED) : options;
     }
 
-    /** A listener for Guacamole WebSockets, public or internal. */
-    private static HttpServerOptions tunnelListener(String host, int port) {
+    /**
+     * A listener for Guacamole WebSockets, public or internal. A connection silent for {@code idle} goes (an idle
+     * or half-open socket held by a scanner or a broken client); a live tunnel is never silent that long, since
+     * guacamole-common-js pings twice a second and guacd syncs every frame.
+     */
+    private static HttpServerOptions tunnelListener(String host, int port, Duration idle) {
         return new HttpServerOptions()
                 .setHost(host)
                 .setPort(port)
+                .setIdleTimeout((int) idle.toSeconds())
+                .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.SECONDS)
                 .setTcpNoDelay(true)
                 .setWebSocketSubProtocols(List.of("guacamole"))
                 // Guacamole's images are PNG/JPEG already; deflate would cost CPU and ~100s of KB per socket.
