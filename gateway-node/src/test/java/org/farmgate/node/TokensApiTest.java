@@ -65,6 +65,10 @@ class TokensApiTest {
                 "field 'expires_at' must be in the future");
         assertError(node.request("POST", "/api/tokens", TestNode.ADMIN,
                 "{\"name\":\"x\",\"role\":\"viewer\",\"expires_at\":\"tomorrow\"}"), "invalid value for field 'expires_at'");
+        HttpResponse<String> wrongType = node.request("POST", "/api/tokens", TestNode.ADMIN,
+                "{\"name\":\"x\",\"role\":\"viewer\",\"groups\":\"ops\"}");
+        assertError(wrongType, "invalid value for field 'groups': expected a list");
+        org.junit.jupiter.api.Assertions.assertFalse(wrongType.body().contains("java."), wrongType.body());
         // Once a 500 each (a NullPointerException).
         assertError(node.request("POST", "/api/tokens", TestNode.ADMIN, "null"), "request body must be a JSON object");
         assertError(node.request("POST", "/api/tokens", TestNode.ADMIN,

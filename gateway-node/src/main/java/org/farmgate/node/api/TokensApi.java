@@ -3,6 +3,7 @@ package org.farmgate.node.api;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -94,6 +95,28 @@ public final class TokensApi {
     }
 
     /** Strict JSON into a record, with a 400 that names the offending field. */
+    private static String jsonKind(Class<?> type) {
+        if (type == null) {
+            return "another kind of value";
+        }
+        if (CharSequence.class.isAssignableFrom(type)) {
+            return "a string";
+        }
+        if (java.util.Collection.class.isAssignableFrom(type) || type.isArray()) {
+            return "a list";
+        }
+        if (Number.class.isAssignableFrom(type) || type.isPrimitive() && type != boolean.class) {
+            return "a number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (java.time.temporal.Temporal.class.isAssignableFrom(type)) {
+            return "a time such as 2027-01-31T12:00:00Z";
+        }
+        return "a JSON object";
+    }
+
     static <T> T readBody(String body, Class<T> type) {
         if (body == null || body.isBlank()) {
             throw new InvalidRequestException("request body must be a JSON object");
@@ -108,8 +131,10 @@ public final class TokensApi {
             throw new InvalidRequestException("unknown field '" + e.getPropertyName() + "'");
         } catch (JsonMappingException e) {
             String field = e.getPath().isEmpty() ? null : e.getPath().get(0).getFieldName();
+            // Jackson's own message names Java types: say what JSON was expected instead.
             String detail = e.getCause() instanceof IllegalArgumentException cause ? cause.getMessage()
-                    : e.getOriginalMessage();
+                    : e instanceof MismatchedInputException mismatch ? "expected " + jsonKind(mismatch.getTargetType())
+                    : "not readable";
             throw new InvalidRequestException(field == null ? "request body must be a JSON object"
                     : "invalid value for field '" + field + "': " + detail);
         } catch (JsonProcessingException e) {
