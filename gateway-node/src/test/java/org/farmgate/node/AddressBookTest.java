@@ -49,6 +49,7 @@ class AddressBookTest {
         vault.put(base + "dev/.config", new JsonObject().put("allowed_groups", new JsonArray().add("dev")));
         vault.put(base + "dev/box", new JsonObject().put("type", "vnc").put("hostname", "127.0.0.1"));
         vault.put(base + "secret-stuff/x", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1"));
+
         cluster = TestCluster.start(2, n -> Map.of("VAULT_ADDR", vault.address(), "VAULT_TOKEN", ROOT,
                 "GW_ADDRESSBOOK_TTL_SECS", "3600", "GW_MEMORY_BUDGET_MB", n == 2 ? "5000" : "100"));
         ops = createToken("ops-user", "operator", List.of("ops"));
@@ -139,6 +140,30 @@ class AddressBookTest {
         assertEquals(200, deleted.statusCode(), deleted.body());
         assertFalse(paths(book(cluster.node(2), TestNode.ADMIN)).contains("lab"));
         assertEquals(403, one.request("POST", "/api/addressbook/folders", ops, "{\"path\":\"x\"}").statusCode());
+    }
+
+    @Test
+    void entriesWrittenWrongAreABadRequestNamingTheField() throws Exception {
+        // Each was a 500 on connect. A Vault of their own, so that the other tests' book stays as it is.
+        SyntheticVault odd = SyntheticVault.start(vertx, "secret", ROOT).await(10, TimeUnit.SECONDS);
+        String base = "rustguac/shared/";
+        odd.put(base + "odd/bad-port", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1")
+                .put("port", "twenty-two"));
+        odd.put(base + "odd/bad-type", new JsonObject().put("type", "telnet").put("hostname", "127.0.0.1"));
+        odd.put(base + "odd/bad-host", new JsonObject().put("type", "ssh").put("hostname", "999.0.0.1"));
+        try (TestNode node = TestNode.start(new org.farmgate.testkit.guacd.SyntheticGuacdOptions(), Map.of(
+                "GW_CLUSTER_ENABLED", "false", "VAULT_ADDR", odd.address(), "VAULT_TOKEN", ROOT))) {
+            for (String[] entry : new String[][] {{"bad-port", "port must be a number from 1 to 65535, got 'twenty-two'"},
+                {"bad-type", "unknown type 'telnet'"}, {"bad-host", "'999.0.0.1' is not a valid IPv4 address"}}) {
+                HttpResponse<String> answer = node.request("POST", "/api/addressbook/folders/shared/odd/entries/"
+                        + entry[0] + "/connect", TestNode.ADMIN, null);
+                assertEquals(400, answer.statusCode(), entry[0] + ": " + answer.body());
+                assertTrue(answer.body().contains(entry[1]), answer.body());
+            }
+            node.assertNothingLeaks();
+        } finally {
+            odd.close().await(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test

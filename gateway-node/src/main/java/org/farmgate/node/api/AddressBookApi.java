@@ -30,6 +30,7 @@ import org.farmgate.node.addressbook.RenderedBooks;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.http.Responses;
+import org.farmgate.node.session.EntrySpecs;
 import org.farmgate.node.session.SessionService;
 import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.protocol.GuacamoleStatus;
@@ -137,12 +138,12 @@ public final class AddressBookApi {
                     .orElseThrow(() -> new NotFoundException("no folder '" + path + "'"));
             EntryInfo entry = folder.entries().stream().filter(e -> e.name().equals(name)).findFirst()
                     .orElseThrow(() -> new NotFoundException("no entry '" + name + "' in folder '" + path + "'"));
-            Protocol protocol = Protocol.parse(entry.sessionType());
+            Protocol protocol = EntrySpecs.protocolOf(entry.sessionType());
             DisplaySize display = DisplaySize.clamped(JsonBody.integer(body, "width", DisplaySize.DEFAULT.width()),
                     JsonBody.integer(body, "height", DisplaySize.DEFAULT.height()), JsonBody.integer(body, "dpi", DisplaySize.DEFAULT.dpi()));
             Object port = entry.fields().get("port");
             SessionSpec publicSpec = new SessionSpec(protocol, String.valueOf(entry.fields().get("hostname")),
-                    port == null ? protocol.defaultPort() : Integer.parseInt(port.toString()), display, null,
+                    EntrySpecs.portOf(port, protocol), display, null,
                     entry.fields().get("username") == null ? Map.of()
                             : Map.of("username", entry.fields().get("username").toString()));
             Map<String, String> overrides = new HashMap<>();

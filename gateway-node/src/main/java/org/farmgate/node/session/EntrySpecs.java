@@ -19,21 +19,42 @@ public final class EntrySpecs {
     private EntrySpecs() {
     }
 
+    /** An entry's {@code type}, or a 400 naming it: entries are written by people, in Vault or a file. */
+    public static Protocol protocolOf(Object type) {
+        try {
+            return Protocol.parse(String.valueOf(type));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestException("the address-book entry has an unknown type '" + type
+                    + "' (ssh, rdp or vnc)");
+        }
+    }
+
+    /** An entry's {@code port} (a number, or a string of one), the protocol's own when absent, or a 400. */
+    public static int portOf(Object port, Protocol protocol) {
+        if (port == null) {
+            return protocol.defaultPort();
+        }
+        try {
+            int value = Integer.parseInt(port.toString().trim());
+            if (value >= 1 && value <= 65535) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // named below
+        }
+        throw new InvalidRequestException("the address-book entry's port must be a number from 1 to 65535, got '"
+                + port + "'");
+    }
+
     /** @param overrides what the user typed at connect time (username, password, domain), over the stored values */
     public static SessionSpec fromStored(Map<String, Object> stored, DisplaySize display,
             Map<String, String> overrides) {
-        Protocol protocol;
-        try {
-            protocol = Protocol.parse(String.valueOf(stored.getOrDefault("type", "ssh")));
-        } catch (IllegalArgumentException e) {
-            throw new InvalidRequestException("the address-book entry has an unknown type: " + stored.get("type"));
-        }
+        Protocol protocol = protocolOf(stored.getOrDefault("type", "ssh"));
         Object host = stored.get("hostname");
         if (host == null || host.toString().isBlank()) {
             throw new InvalidRequestException("the address-book entry has no hostname");
         }
-        int port = stored.get("port") == null ? protocol.defaultPort() : Integer.parseInt(stored.get("port")
-                .toString());
+        int port = portOf(stored.get("port"), protocol);
         Map<String, String> parameters = new HashMap<>();
         Map<String, Object> merged = new HashMap<>(stored);
         merged.putAll(overrides);
