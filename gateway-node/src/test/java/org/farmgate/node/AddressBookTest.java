@@ -151,6 +151,9 @@ class AddressBookTest {
                 .put("port", "twenty-two"));
         odd.put(base + "odd/bad-type", new JsonObject().put("type", "telnet").put("hostname", "127.0.0.1"));
         odd.put(base + "odd/bad-host", new JsonObject().put("type", "ssh").put("hostname", "999.0.0.1"));
+        odd.put(base + "odd/stored", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1")
+                .put("username", "deploy").put("password", "the-stored-pw").put("pwd", "pwd-value")
+                .put("api_key", "api-key-value").put("otp", "otp-value").put("ssh_key", "ssh-key-value"));
         try (TestNode node = TestNode.start(new org.farmgate.testkit.guacd.SyntheticGuacdOptions(), Map.of(
                 "GW_CLUSTER_ENABLED", "false", "VAULT_ADDR", odd.address(), "VAULT_TOKEN", ROOT))) {
             for (String[] entry : new String[][] {{"bad-port", "port must be a number from 1 to 65535, got 'twenty-two'"},
@@ -160,6 +163,18 @@ class AddressBookTest {
                 assertEquals(400, answer.statusCode(), entry[0] + ": " + answer.body());
                 assertTrue(answer.body().contains(entry[1]), answer.body());
             }
+            // Credentials by an allow-list: no field that is not known to be public is shown.
+            String listed = node.request("GET", "/api/addressbook", TestNode.ADMIN, null).body();
+            for (String secret : List.of("the-stored-pw", "pwd-value", "api-key-value", "otp-value", "ssh-key-value")) {
+                assertFalse(listed.contains(secret), secret + " shown in " + listed);
+            }
+            assertTrue(listed.contains("\"has_credentials\":true"), listed);
+            // The stored password never logs in under a name the caller chose.
+            HttpResponse<String> borrowed = node.request("POST",
+                    "/api/addressbook/folders/shared/odd/entries/stored/connect", TestNode.ADMIN,
+                    "{\"username\":\"mallory\"}");
+            assertEquals(400, borrowed.statusCode(), borrowed.body());
+            assertTrue(borrowed.body().contains("stores its own credentials"), borrowed.body());
             node.assertNothingLeaks();
         } finally {
             odd.close().await(10, TimeUnit.SECONDS);

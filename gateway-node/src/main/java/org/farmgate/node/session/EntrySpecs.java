@@ -1,6 +1,7 @@
 package org.farmgate.node.session;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.DisplaySize;
@@ -17,6 +18,16 @@ import org.farmgate.node.target.ArgumentPolicy;
 public final class EntrySpecs {
 
     private EntrySpecs() {
+    }
+
+    private static boolean storesLogin(Map<String, Object> stored) {
+        for (String field : List.of("password", "private_key", "private-key", "passphrase")) {
+            Object value = stored.get(field);
+            if (value != null && !value.toString().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** An entry's {@code type}, or a 400 naming it: entries are written by people, in Vault or a file. */
@@ -55,6 +66,15 @@ public final class EntrySpecs {
             throw new InvalidRequestException("the address-book entry has no hostname");
         }
         int port = portOf(stored.get("port"), protocol);
+        if (storesLogin(stored)) {
+            for (String field : overrides.keySet()) {
+                if (field.equals("username") || field.equals("password")) {
+                    // Else the stored password would log in under a name the caller chose.
+                    throw new InvalidRequestException("this address-book entry stores its own credentials: field '"
+                            + field + "' cannot be given at connect time");
+                }
+            }
+        }
         Map<String, String> parameters = new HashMap<>();
         Map<String, Object> merged = new HashMap<>(stored);
         merged.putAll(overrides);

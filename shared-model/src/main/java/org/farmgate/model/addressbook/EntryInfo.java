@@ -6,6 +6,7 @@ import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * An address-book entry as anyone may see it: the stored entry without its credentials, {@code type} renamed
@@ -17,11 +18,24 @@ public record EntryInfo(@JsonIgnore String name, @JsonIgnore Map<String, Object>
         fields = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fields));
     }
 
-    /** Whether a stored field holds a credential: those never leave the node that connects. */
+    /**
+     * The stored fields anyone who may see the entry may read: where the machine is and how to reach it, never how
+     * to log in. An allow-list, since entries are written by people: a field it does not name ({@code pwd},
+     * {@code api_key}, {@code otp}, ...) is treated as a credential, which a list of secret names missed.
+     */
+    private static final Set<String> PUBLIC = Set.of("type", "hostname", "port", "username", "domain",
+            "display_name", "description", "security", "ignore_cert", "ignore-cert", "color_depth", "color-depth",
+            "resize_method", "resize-method", "width", "height", "dpi", "server_layout", "server-layout", "console",
+            "enable_audio", "disable_audio", "disable-audio", "read_only", "read-only", "tags", "os", "icon");
+
+    /** Whether a stored field may be shown; every other one stays on the node that connects. */
+    public static boolean isPublic(String field) {
+        return PUBLIC.contains(field.toLowerCase(Locale.ROOT));
+    }
+
+    /** Whether a stored field is (or may be) a credential: anything not known to be public. */
     public static boolean isSecret(String field) {
-        String f = field.toLowerCase(Locale.ROOT);
-        return f.contains("password") || f.contains("private_key") || f.contains("private-key")
-                || f.contains("passphrase") || f.contains("secret") || f.contains("token");
+        return !isPublic(field) && !field.equals("name");
     }
 
     /** The public view of a stored entry. */
