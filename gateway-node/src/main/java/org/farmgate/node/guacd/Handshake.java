@@ -113,8 +113,13 @@ final class Handshake {
                             + "' instead of 'ready'");
                     return false;
                 }
+                if (instruction.args().isEmpty() || instruction.arg(0).isEmpty()) {
+                    // guacd 1.6.0 always names the connection ($ and a UUID); without it nobody can join or trace it.
+                    fail(GuacamoleStatus.UPSTREAM_ERROR, "guacd's 'ready' carries no connection id");
+                    return false;
+                }
                 cancelTimer();
-                connectionId = instruction.args().isEmpty() ? "" : instruction.arg(0);
+                connectionId = instruction.arg(0);
                 stage = Stage.DONE;
                 return false;
             }

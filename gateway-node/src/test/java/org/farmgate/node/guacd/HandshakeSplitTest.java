@@ -95,6 +95,26 @@ class HandshakeSplitTest {
         }
     }
 
+    @Test
+    void aReadyWithoutAConnectionIdIsRefused() throws Exception {
+        GuacdClient client = new GuacdClient(vertx, "127.0.0.1", server.actualPort(), Duration.ofSeconds(5),
+                Duration.ofSeconds(5));
+        HandshakeRequest request = new HandshakeRequest(Protocol.SSH, Map.of("hostname", "127.0.0.1"),
+                DisplaySize.DEFAULT, List.of(), List.of(), List.of("image/png"), "UTC", "test");
+        for (String ready : List.of("5.ready;", "5.ready,0.;")) {
+            byte[] reply = (new String(ARGS, StandardCharsets.UTF_8) + ready + AFTER_READY)
+                    .getBytes(StandardCharsets.UTF_8);
+            pieces.set(List.of(Arrays.copyOfRange(reply, 0, 1), Arrays.copyOfRange(reply, 1, ARGS.length),
+                    Arrays.copyOfRange(reply, ARGS.length, reply.length)));
+            CompletableFuture<Throwable> refused = new CompletableFuture<>();
+            vertx.runOnContext(v -> client.connect(request).onComplete(result -> refused.complete(result.cause())));
+            Throwable error = refused.get(10, TimeUnit.SECONDS);
+            org.junit.jupiter.api.Assertions.assertNotNull(error, ready + " was accepted");
+            org.junit.jupiter.api.Assertions.assertTrue(error.getMessage().contains("no connection id"),
+                    error.getMessage());
+        }
+    }
+
     /** Connects, then collects the handed-over bytes and what the socket delivers after, up to the last sync. */
     private String handOver(GuacdClient client, HandshakeRequest request) throws Exception {
         CompletableFuture<String> received = new CompletableFuture<>();
