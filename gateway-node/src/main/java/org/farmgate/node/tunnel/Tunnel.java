@@ -1,5 +1,6 @@
 package org.farmgate.node.tunnel;
 
+import io.netty.handler.codec.CorruptedFrameException;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -89,14 +90,27 @@ public final class Tunnel implements SessionLink {
                 "guacd connection failed: " + error.getMessage(), true));
         client.handler(this::onClientData);
         client.closeHandler(ignored -> end(TunnelEnd.Cause.CLIENT_LEFT, 0, "the client closed the WebSocket", false));
-        client.exceptionHandler(error -> end(TunnelEnd.Cause.CLIENT_LEFT, 0,
-                "the WebSocket failed: " + error.getMessage(), false));
+        client.exceptionHandler(this::onClientFailure);
         if (connection.firstBytes().length() > 0) {
             onGuacdData(connection.firstBytes());
         }
         if (!ended) {
             guacd.resume();
             client.resume();
+        }
+    }
+
+    /**
+     * A broken WebSocket frame (oversized, unmasked, reserved bits or opcodes, a bad close) is the client's error,
+     * ended as one, not as a client that left; the WebSocket layer has already answered it with a protocol-error
+     * close. Anything else is the connection failing under the client.
+     */
+    private void onClientFailure(Throwable error) {
+        if (error instanceof CorruptedFrameException) {
+            end(TunnelEnd.Cause.CLIENT_ERROR, GuacamoleStatus.CLIENT_BAD_REQUEST.code(),
+                    "the client broke the WebSocket protocol: " + error.getMessage(), false);
+        } else {
+            end(TunnelEnd.Cause.CLIENT_LEFT, 0, "the WebSocket failed: " + error.getMessage(), false);
         }
     }
 
