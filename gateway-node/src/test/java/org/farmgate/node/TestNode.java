@@ -28,6 +28,7 @@ import org.farmgate.node.config.NodeConfig;
 import org.farmgate.testkit.client.WsClient;
 import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.slf4j.LoggerFactory;
 
 /**
  * A gateway node on a free port, in front of a synthetic guacd, with blocking helpers for tests. The node and its
@@ -74,7 +75,10 @@ public final class TestNode implements AutoCloseable {
         NodeConfig config = NodeConfig.from(new ConfigSource(values));
         node = GatewayNode.start(config, ADMIN, new GatewayNode.Environment(Clock.systemUTC(), host))
                 .await(60, TimeUnit.SECONDS);
-        node.runtime().vertx().exceptionHandler(unhandled::add);
+        node.runtime().vertx().exceptionHandler(error -> {
+            unhandled.add(error);
+            LoggerFactory.getLogger(TestNode.class).error("unhandled on the node's event loop", error);
+        });
     }
 
     public static TestNode start() throws Exception {
