@@ -76,9 +76,31 @@ public final class TestNode implements AutoCloseable {
         node = GatewayNode.start(config, ADMIN, new GatewayNode.Environment(Clock.systemUTC(), host))
                 .await(60, TimeUnit.SECONDS);
         node.runtime().vertx().exceptionHandler(error -> {
-            unhandled.add(error);
             LoggerFactory.getLogger(TestNode.class).error("unhandled on the node's event loop", error);
+            if (!isVertxCloseRace(error)) {
+                unhandled.add(error);
+            }
         });
+    }
+
+    /**
+     * Vert.x 5.0.7's own race, no code of ours on the stack: a TLS connection that closes while writes are queued
+     * fails their promises, one of which was already completed (seen in two suite runs, at a node's shutdown).
+     * Logged above, not counted as ours.
+     */
+    private static boolean isVertxCloseRace(Throwable error) {
+        if (!(error instanceof IllegalStateException) || !"Promise already completed".equals(error.getMessage())) {
+            return false;
+        }
+        boolean releasingQueuedWrites = false;
+        for (StackTraceElement frame : error.getStackTrace()) {
+            if (frame.getClassName().startsWith("org.farmgate.")) {
+                return false;
+            }
+            releasingQueuedWrites |= frame.getClassName().equals("io.vertx.core.internal.concurrent.OutboundMessageQueue")
+                    && frame.getMethodName().equals("releaseMessages");
+        }
+        return releasingQueuedWrites;
     }
 
     public static TestNode start() throws Exception {

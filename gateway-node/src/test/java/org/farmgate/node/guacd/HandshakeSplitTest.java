@@ -79,10 +79,8 @@ class HandshakeSplitTest {
 
     @Test
     void whatFollowsReadyReachesTheSessionByteForByteInEverySplit() throws Exception {
-        GuacdClient client = new GuacdClient(vertx, "127.0.0.1", server.actualPort(), Duration.ofSeconds(5),
-                Duration.ofSeconds(5));
-        HandshakeRequest request = new HandshakeRequest(Protocol.SSH, Map.of("hostname", "127.0.0.1"),
-                DisplaySize.DEFAULT, List.of(), List.of(), List.of("image/png"), "UTC", "test");
+        GuacdClient client = client();
+        HandshakeRequest request = request();
         // args cut in two (at a few places), then ready and what follows it cut at every byte.
         for (int first : new int[] {1, ARGS.length / 2, ARGS.length - 1}) {
             for (int second = ARGS.length + 1; second < REPLY.length; second++) {
@@ -97,10 +95,8 @@ class HandshakeSplitTest {
 
     @Test
     void aReadyWithoutAConnectionIdIsRefused() throws Exception {
-        GuacdClient client = new GuacdClient(vertx, "127.0.0.1", server.actualPort(), Duration.ofSeconds(5),
-                Duration.ofSeconds(5));
-        HandshakeRequest request = new HandshakeRequest(Protocol.SSH, Map.of("hostname", "127.0.0.1"),
-                DisplaySize.DEFAULT, List.of(), List.of(), List.of("image/png"), "UTC", "test");
+        GuacdClient client = client();
+        HandshakeRequest request = request();
         for (String ready : List.of("5.ready;", "5.ready,0.;")) {
             byte[] reply = (new String(ARGS, StandardCharsets.UTF_8) + ready + AFTER_READY)
                     .getBytes(StandardCharsets.UTF_8);
@@ -113,6 +109,15 @@ class HandshakeSplitTest {
             org.junit.jupiter.api.Assertions.assertTrue(error.getMessage().contains("no connection id"),
                     error.getMessage());
         }
+    }
+
+    private GuacdClient client() {
+        return new GuacdClient(vertx, "127.0.0.1", server.actualPort(), Duration.ofSeconds(5), Duration.ofSeconds(5));
+    }
+
+    private static HandshakeRequest request() {
+        return new HandshakeRequest(Protocol.SSH, Map.of("hostname", "127.0.0.1"), DisplaySize.DEFAULT, List.of(),
+                List.of(), List.of("image/png"), "UTC", "test");
     }
 
     /** Connects, then collects the handed-over bytes and what the socket delivers after, up to the last sync. */

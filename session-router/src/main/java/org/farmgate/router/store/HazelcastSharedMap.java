@@ -37,32 +37,32 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
 
     @Override
     public CompletionStage<V> get(K key) {
-        return map.getAsync(key);
+        return call(() -> map.getAsync(key));
     }
 
     @Override
     public CompletionStage<Void> set(K key, V value) {
-        return map.setAsync(key, value);
+        return call(() -> map.setAsync(key, value));
     }
 
     @Override
     public CompletionStage<Void> set(K key, V value, Duration ttl) {
-        return map.setAsync(key, value, ttl.toMillis(), TimeUnit.MILLISECONDS);
+        return call(() -> map.setAsync(key, value, ttl.toMillis(), TimeUnit.MILLISECONDS));
     }
 
     @Override
     public CompletionStage<V> putIfAbsent(K key, V value) {
-        return map.submitToKey(key, new PutIfAbsent<>(value));
+        return call(() -> map.submitToKey(key, new PutIfAbsent<>(value)));
     }
 
     @Override
     public CompletionStage<V> remove(K key) {
-        return map.removeAsync(key);
+        return call(() -> map.removeAsync(key));
     }
 
     @Override
     public <R> CompletionStage<R> update(K key, Update<V, R> update) {
-        return map.submitToKey(key, new Processor<>(update));
+        return call(() -> map.submitToKey(key, new Processor<>(update)));
     }
 
     @Override
@@ -78,6 +78,19 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
         return CompletableFuture.supplyAsync(() -> map.addEntryListener(new Changed(changed), key, false), blocking)
                 .thenCompose(id -> changed.completeOnTimeout(null, max.toMillis(), TimeUnit.MILLISECONDS)
                         .whenCompleteAsync((ignored, error) -> map.removeEntryListener(id), blocking));
+    }
+
+    /**
+     * Hazelcast throws some failures instead of returning them (a member shutting down throws
+     * HazelcastInstanceNotActiveException from the call itself): every call answers with a stage, so that a caller's
+     * failure handling sees them, never its event loop.
+     */
+    private static <T> CompletionStage<T> call(java.util.function.Supplier<CompletionStage<T>> operation) {
+        try {
+            return operation.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     public IMap<K, V> map() {
