@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -446,13 +445,5 @@ final class Campaign implements AutoCloseable {
         }
         vertx.close().await(10, TimeUnit.SECONDS);
         lab.close();
-    }
-
-    static Set<Integer> range(int count) {
-        Set<Integer> out = new HashSet<>();
-        for (int k = 1; k <= count; k++) {
-            out.add(k);
-        }
-        return out;
     }
 }

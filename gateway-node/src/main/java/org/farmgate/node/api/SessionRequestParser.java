@@ -7,7 +7,6 @@ import java.time.ZoneId;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.Set;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Protocol;

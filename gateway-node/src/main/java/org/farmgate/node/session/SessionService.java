@@ -34,7 +34,6 @@ import org.farmgate.router.NoCapacityException;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
-import org.farmgate.router.addressbook.AddressBookException;
 import org.farmgate.router.addressbook.AddressBookSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

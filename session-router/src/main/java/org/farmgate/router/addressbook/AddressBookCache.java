@@ -3,7 +3,6 @@ package org.farmgate.router.addressbook;
 import java.io.Serializable;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
