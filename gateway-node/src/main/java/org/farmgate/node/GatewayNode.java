@@ -14,6 +14,8 @@ import io.vertx.ext.web.handler.StaticHandler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.farmgate.node.addressbook.AddressBookRuntime;
@@ -32,8 +34,10 @@ import org.farmgate.node.cluster.NodeAgent;
 import org.farmgate.node.cluster.QuotaRepair;
 import org.farmgate.node.cluster.Readiness;
 import org.farmgate.node.config.ClusterSecurity;
+import org.farmgate.node.config.ConnectionSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
+import org.farmgate.node.http.ConnectionGuard;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.peer.PeerChannels;
@@ -108,14 +112,17 @@ public final class GatewayNode {
                 new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
                 host, ledger, clock);
         TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock);
-        TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, clock);
-        TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX, clock);
+        TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, tokens::byHash,
+                clock);
+        // Relay tickets carry no credential to check again: the node issues one for an identity it just checked.
+        TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX,
+                credential -> CompletableFuture.completedFuture(Optional.empty()), clock);
         Authenticator auth = new Authenticator(vertx, tokens);
         this.quotaRepair = new QuotaRepair(vertx, runtime.membership(), registry, quota, QuotaRepair.ROUND);
         NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
         this.peers = new PeerChannels(messenger, config.nodeId());
-        SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(),
-                config.maxSessionsPerUser(), host, directory, sessionRouter, quota, ledger, messenger, metrics);
+        SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(), config.userLimits(),
+                config.costModel(), host, directory, sessionRouter, quota, ledger, messenger, metrics);
         metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);
         sessions.serve();
         this.addressBook = AddressBookRuntime.start(config.addressBook(), config.nodeId(), runtime, metrics, clock);
@@ -195,14 +202,18 @@ public final class GatewayNode {
     }
 
     private Future<Void> listen() {
-        HttpServerOptions options = tunnelListener(config.httpHost(), config.httpPort(), config.idleTimeout());
+        ConnectionSettings connections = config.connections();
+        HttpServerOptions options = tunnelListener(config.httpHost(), config.httpPort(), connections.idleTimeout());
         // Port 0 (tests) cannot be shared by several servers: each would get its own port.
         int instances = config.httpPort() == 0 ? 1 : config.eventLoops();
-        Future<Void> publicPort = deploy(router, options, port, instances);
+        Future<Void> publicPort = deploy(router, options, new ConnectionGuard(vertx, connections), port, instances);
         if (!runtime.isClustered()) {
             return publicPort;
         }
-        return publicPort.compose(ignored -> deploy(relayRouter, relayListenerOptions(),
+        // Every relayed WebSocket comes from a peer's address (and proves itself by its certificate): no cap there.
+        ConnectionGuard relayGuard = new ConnectionGuard(vertx, new ConnectionSettings(connections.idleTimeout(),
+                connections.requestTimeout(), Integer.MAX_VALUE));
+        return publicPort.compose(ignored -> deploy(relayRouter, relayListenerOptions(), relayGuard,
                 relayPort, config.security().relayPort() == 0 ? 1 : config.eventLoops()));
     }
 
@@ -214,7 +225,7 @@ public final class GatewayNode {
     private HttpServerOptions relayListenerOptions() {
         ClusterSecurity security = config.security();
         HttpServerOptions options = tunnelListener(config.cluster().host() != null ? config.cluster().host()
-                : "0.0.0.0", security.relayPort(), config.idleTimeout());
+                : "0.0.0.0", security.relayPort(), config.connections().idleTimeout());
         return security.secured() ? security.mutualTls(options).setClientAuth(ClientAuth.REQUIRED) : options;
     }
 
@@ -230,14 +241,17 @@ public final class GatewayNode {
                 .setIdleTimeout((int) idle.toSeconds())
                 .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.SECONDS)
                 .setTcpNoDelay(true)
+                // No h2c: with it a connection is only handed over (to the guard) once its first bytes arrive.
+                .setHttp2ClearTextEnabled(false)
                 .setWebSocketSubProtocols(List.of("guacamole"))
                 // Guacamole's images are PNG/JPEG already; deflate would cost CPU and ~100s of KB per socket.
                 .setPerMessageWebSocketCompressionSupported(false)
                 .setPerFrameWebSocketCompressionSupported(false);
     }
 
-    private Future<Void> deploy(Router routes, HttpServerOptions options, AtomicInteger boundPort, int instances) {
-        return vertx.deployVerticle(() -> new HttpVerticle(routes, options, boundPort),
+    private Future<Void> deploy(Router routes, HttpServerOptions options, ConnectionGuard guard,
+            AtomicInteger boundPort, int instances) {
+        return vertx.deployVerticle(() -> new HttpVerticle(routes, options, guard, boundPort),
                         new DeploymentOptions().setInstances(instances))
                 .onSuccess(deployments::add)
                 .mapEmpty();
@@ -308,19 +322,22 @@ public final class GatewayNode {
 
         private final Router router;
         private final HttpServerOptions options;
+        private final ConnectionGuard guard;
         private final AtomicInteger port;
         private HttpServer server;
 
-        HttpVerticle(Router router, HttpServerOptions options, AtomicInteger port) {
+        HttpVerticle(Router router, HttpServerOptions options, ConnectionGuard guard, AtomicInteger port) {
             this.router = router;
             this.options = options;
+            this.guard = guard;
             this.port = port;
         }
 
         @Override
         public Future<?> start() {
             Promise<Void> started = Promise.promise();
-            server = vertx.createHttpServer(options).requestHandler(router);
+            server = vertx.createHttpServer(options).connectionHandler(guard::opened)
+                    .requestHandler(guard.requests(router));
             server.listen().onSuccess(s -> {
                 port.set(s.actualPort());
                 started.complete();

@@ -8,16 +8,19 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
+import java.util.Map;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A WebSocket client that breaks the protocol (frames written by hand on a raw socket) ends its session as an
- * error, where it used to end "completed" with close 1000, as if all went well. (A broken frame sent while guacd
- * is still answering the handshake still ends the session "completed": left for later.)
+ * error, where it used to end "completed" with close 1000, as if all went well: while the session relays, and
+ * while guacd is still answering the handshake (which used to end "completed").
  */
 class BrokenFramesTest {
 
@@ -25,9 +28,14 @@ class BrokenFramesTest {
     @CsvSource({
         "reserved bit RSV1 set, C1, once the session relays",
         "reserved opcode 3, 83, once the session relays",
-        "unmasked text frame, 81, once the session relays"})
+        "unmasked text frame, 81, once the session relays",
+        "reserved bit RSV1 set, C1, during the guacd handshake",
+        "unmasked text frame, 81, during the guacd handshake"})
     void aBrokenFrameIsTheClientsError(String what, String firstByte, String when) throws Exception {
-        try (TestNode node = TestNode.start()) {
+        boolean duringHandshake = when.startsWith("during");
+        SyntheticGuacdOptions guacd = new SyntheticGuacdOptions().readyDelay(Duration.ofMillis(duringHandshake
+                ? 1500 : 0));
+        try (TestNode node = TestNode.start(guacd, Map.of())) {
             SessionInfo session = node.sshSession();
             try (Socket socket = new Socket("127.0.0.1", node.port())) {
                 socket.setSoTimeout(10_000);
@@ -41,7 +49,9 @@ class BrokenFramesTest {
                 InputStream in = socket.getInputStream();
                 String head = readHead(in);
                 assertTrue(head.startsWith("HTTP/1.1 101"), head);
-                awaitText(in, "sync"); // the guacd handshake is over, the tunnel relays
+                if (!duringHandshake) {
+                    awaitText(in, "sync"); // the guacd handshake is over, the tunnel relays
+                }
                 byte[] payload = "4.sync,1.0;".getBytes(StandardCharsets.US_ASCII);
                 boolean masked = !what.startsWith("unmasked");
                 ByteArrayOutputStream frame = new ByteArrayOutputStream();

@@ -42,7 +42,7 @@ class ForgedRecordsTest {
     void aForgedTokenRecordGrantsNothing() throws Exception {
         String token = "attacker-token-0123456789abcdef0123456789abcdef";
         String hash = Secrets.sha256Hex(token);
-        TokenRecord admin = new TokenRecord("mallory", Role.ADMIN, Set.of(), Instant.now(), null, hash);
+        TokenRecord admin = new TokenRecord("tok_mallory", "mallory", Role.ADMIN, Set.of(), Instant.now(), null, hash);
         IMap<String, Object> tokens = map(ClusterRuntime.TOKENS);
         tokens.set(hash, admin); // unsealed, as a member without the key would write it
         assertEquals(401, cluster.node(1).request("GET", "/api/sessions", token, null).statusCode());

@@ -27,7 +27,8 @@ class PlacementRaceTest {
     @Test
     void racingCreatesNeverOvercommit() throws Exception {
         try (TestCluster cluster = TestCluster.start(3, n -> Map.of("GW_MEMORY_BUDGET_MB", "1000",
-                "GW_COST_SSH_MB", "10", "GW_MAX_SESSIONS", "1000", "GW_MAX_SESSIONS_PER_USER", "5000"))) {
+                "GW_COST_SSH_MB", "10", "GW_MAX_SESSIONS", "1000", "GW_MAX_SESSIONS_PER_USER", "5000",
+                "GW_MAX_MEMORY_MB_PER_USER", "10000000"))) {
             ExecutorService pool = Executors.newFixedThreadPool(64);
             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(pool).connectTimeout(Duration.ofSeconds(10)).build();
             AtomicInteger created = new AtomicInteger();

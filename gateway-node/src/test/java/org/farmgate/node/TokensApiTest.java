@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpResponse;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.protocol.GuacamoleStatus;
+import org.farmgate.testkit.client.WsClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -91,6 +94,35 @@ class TokensApiTest {
         assertTrue(ticket.matches("wst_[0-9a-f]{64}"), ticket);
         assertEquals(401, node.request("POST", "/api/ws-ticket", null, null).statusCode());
     }
+
+    @Test
+    void ownershipFollowsTheTokenNotItsName() throws Exception {
+        String first = node.createToken("reused", "poweruser");
+        SessionInfo owned = node.createSession(first, SSH);
+        assertEquals(204, node.request("DELETE", "/api/tokens/reused", TestNode.ADMIN, null).statusCode());
+        String second = node.createToken("reused", "poweruser");
+        assertEquals("[]", node.request("GET", "/api/sessions", second, null).body(),
+                "a new token under a revoked one's name inherits nothing");
+        assertEquals(404, node.request("DELETE", "/api/sessions/" + owned.sessionId(), second, null).statusCode());
+        assertEquals(204, node.request("DELETE", "/api/sessions/" + owned.sessionId(), TestNode.ADMIN, null)
+                .statusCode());
+    }
+
+    @Test
+    void aRevokedTokensTicketNoLongerAttaches() throws Exception {
+        String token = node.createToken("revoked-with-ticket", "poweruser");
+        SessionInfo session = node.createSession(token, SSH);
+        String ticket = node.ticket(token);
+        assertEquals(204, node.request("DELETE", "/api/tokens/revoked-with-ticket", TestNode.ADMIN, null)
+                .statusCode());
+        try (WsClient ws = node.connectRaw(session.wsUrl() + "?ticket=" + ticket, null)) {
+            ws.awaitClose();
+            assertEquals(String.valueOf(GuacamoleStatus.CLIENT_UNAUTHORIZED.code()), ws.closeReason());
+        }
+        node.request("DELETE", "/api/sessions/" + session.sessionId(), TestNode.ADMIN, null);
+    }
+
+    private static final String SSH = "{\"hostname\":\"127.0.0.1\",\"username\":\"u\",\"password\":\"p\"}";
 
     private static void assertError(HttpResponse<String> response, String expected) throws Exception {
         assertEquals(400, response.statusCode(), response.body());

@@ -43,9 +43,9 @@ public final class SessionDirectory {
         return records.update(expected.sessionId(), new RemoveOwnedBy(expected.nodeId()));
     }
 
-    /** Sessions created by {@code creator}, or everyone's when null, oldest first. */
-    public CompletionStage<List<SessionInfo>> list(String creator) {
-        return records.query(new ByCreator(creator)).thenApply(list -> list.stream().sorted(OLDEST_FIRST)
+    /** Sessions owned by {@code ownerId}, or everyone's when null, oldest first. */
+    public CompletionStage<List<SessionInfo>> list(String ownerId) {
+        return records.query(new ByOwner(ownerId)).thenApply(list -> list.stream().sorted(OLDEST_FIRST)
                 .toList());
     }
 
@@ -65,11 +65,11 @@ public final class SessionDirectory {
         });
     }
 
-    private record ByCreator(String creator) implements Query<SessionInfo, SessionInfo> {
+    private record ByOwner(String ownerId) implements Query<SessionInfo, SessionInfo> {
 
         @Override
         public boolean matches(SessionInfo value) {
-            return creator == null || creator.equals(value.createdBy());
+            return ownerId == null || ownerId.equals(value.ownerId());
         }
 
         @Override

@@ -5,15 +5,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.router.store.Query;
 import org.farmgate.router.store.SharedMap;
 import org.farmgate.router.store.Update;
 
 /**
- * Pending and active sessions per user, cluster-wide, held as the set of their session ids and changed atomically
- * on the user's entry: a user at the limit is refused even when creates race on several nodes.
+ * Pending and active sessions per user, cluster-wide, held as their session ids with the memory each reserves, and
+ * changed atomically on the user's entry: a user at either limit (sessions, or megabytes reserved) is refused even
+ * when creates race on several nodes. The memory limit is what keeps one user from reserving the cluster's budget
+ * with a few large pending displays.
  *
  * <p>A place is the session's own, not a count: taking it again for the same session, or giving it back twice (a
  * retried request, an end seen by the node and by the coordinator), changes nothing, so the quota cannot drift.
@@ -22,12 +24,22 @@ import org.farmgate.router.store.Update;
  */
 public final class SessionQuota {
 
-    /** The session ids that hold one of a user's places. */
-    public record Places(String user, TreeSet<String> sessionIds) implements Serializable {
+    /** The sessions that hold one of a user's places, each with the megabytes it was charged. */
+    public record Places(String user, TreeMap<String, Integer> sessions) implements Serializable {
 
         public Places {
-            sessionIds = new TreeSet<>(sessionIds);
+            sessions = new TreeMap<>(sessions);
         }
+    }
+
+    /** What one user may hold at once. */
+    public record Limits(int sessions, long memoryMb) implements Serializable {
+
+        public static final Limits NONE = new Limits(Integer.MAX_VALUE, Long.MAX_VALUE);
+    }
+
+    /** The answer to a take: whether it was granted, and what the user held before it. */
+    public record Grant(boolean granted, int sessions, long reservedMb) implements Serializable {
     }
 
     private final SharedMap<String, Places> places;
@@ -36,13 +48,9 @@ public final class SessionQuota {
         this.places = places;
     }
 
-    /**
-     * Takes one of {@code user}'s places for {@code sessionId}.
-     *
-     * @return the user's count before this call when granted, or -1 - count when the limit was reached
-     */
-    public CompletionStage<Integer> tryAcquire(String user, String sessionId, int limit) {
-        return places.update(user, new Acquire(user, sessionId, limit));
+    /** Takes one of {@code user}'s places for {@code sessionId}, charging it {@code memoryMb}. */
+    public CompletionStage<Grant> tryAcquire(String user, String sessionId, int memoryMb, Limits limits) {
+        return places.update(user, new Acquire(user, sessionId, memoryMb, limits));
     }
 
     /** Gives the session's place back; false when it held none. */
@@ -57,7 +65,7 @@ public final class SessionQuota {
 
     /** Whether the session holds one of the user's places: what the owner checks before it opens a session. */
     public CompletionStage<Boolean> holds(String user, String sessionId) {
-        return places.get(user).thenApply(held -> held != null && held.sessionIds().contains(sessionId));
+        return places.get(user).thenApply(held -> held != null && held.sessions().containsKey(sessionId));
     }
 
     /** Every user's places. */
@@ -67,24 +75,27 @@ public final class SessionQuota {
 
     private static Map<String, Set<String>> byUser(List<Places> entries) {
         Map<String, Set<String>> out = new HashMap<>();
-        entries.forEach(entry -> out.put(entry.user(), Set.copyOf(entry.sessionIds())));
+        entries.forEach(entry -> out.put(entry.user(), Set.copyOf(entry.sessions().keySet())));
         return out;
     }
 
-    private record Acquire(String user, String sessionId, int limit) implements Update<Places, Integer> {
+    private record Acquire(String user, String sessionId, int memoryMb, Limits limits)
+            implements Update<Places, Grant> {
 
         @Override
-        public Outcome<Places, Integer> apply(Places current) {
-            TreeSet<String> ids = current == null ? new TreeSet<>() : new TreeSet<>(current.sessionIds());
-            int count = ids.size();
-            if (ids.contains(sessionId)) {
-                return Outcome.keep(count - 1);
+        public Outcome<Places, Grant> apply(Places current) {
+            TreeMap<String, Integer> held = current == null ? new TreeMap<>() : new TreeMap<>(current.sessions());
+            Integer already = held.remove(sessionId);
+            int count = held.size();
+            long reserved = held.values().stream().mapToLong(Integer::longValue).sum();
+            if (already != null) {
+                return Outcome.keep(new Grant(true, count, reserved));
             }
-            if (count >= limit) {
-                return Outcome.keep(-1 - count);
+            if (count >= limits.sessions() || reserved + memoryMb > limits.memoryMb()) {
+                return Outcome.keep(new Grant(false, count, reserved));
             }
-            ids.add(sessionId);
-            return Outcome.store(new Places(user, ids), count);
+            held.put(sessionId, memoryMb);
+            return Outcome.store(new Places(user, held), new Grant(true, count, reserved));
         }
     }
 
@@ -95,13 +106,13 @@ public final class SessionQuota {
             if (current == null) {
                 return Outcome.keep(0);
             }
-            TreeSet<String> ids = new TreeSet<>(current.sessionIds());
-            int before = ids.size();
-            ids.removeAll(sessionIds);
-            if (ids.size() == before) {
+            TreeMap<String, Integer> held = new TreeMap<>(current.sessions());
+            int before = held.size();
+            held.keySet().removeAll(sessionIds);
+            if (held.size() == before) {
                 return Outcome.keep(0);
             }
-            return Outcome.store(ids.isEmpty() ? null : new Places(current.user(), ids), before - ids.size());
+            return Outcome.store(held.isEmpty() ? null : new Places(current.user(), held), before - held.size());
         }
     }
 

@@ -11,6 +11,9 @@ import java.util.Objects;
  * What anyone may know about a session: the API's SessionInfo and the session directory's record. It never holds a
  * credential, so it may travel anywhere (responses, logs, cluster maps).
  *
+ * @param createdBy the name of the token (or person) that created it, as shown
+ * @param ownerId whom it belongs to: the creating token's id, never reused, unlike a name (a new token under a
+ *     revoked one's name must not inherit its sessions)
  * @param endReason why a finished session ended, e.g. {@code "guacd error 769: Aborted. See logs."}; null while live
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -24,6 +27,7 @@ public record SessionInfo(
         @JsonProperty("port") int port,
         @JsonProperty("username") String username,
         @JsonProperty("created_by") String createdBy,
+        @JsonProperty("owner_id") String ownerId,
         @JsonProperty("active_connections") int activeConnections,
         @JsonProperty("node_id") String nodeId,
         @JsonProperty("estimated_memory_mb") int estimatedMemoryMb,
@@ -45,7 +49,7 @@ public record SessionInfo(
 
     public SessionInfo attached() {
         return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
-                createdBy, 1, nodeId, estimatedMemoryMb, null, null);
+                createdBy, ownerId, 1, nodeId, estimatedMemoryMb, null, null);
     }
 
     public SessionInfo ended(SessionStatus finalStatus, Instant at, String reason) {
@@ -53,6 +57,6 @@ public record SessionInfo(
             throw new IllegalArgumentException("not a final status: " + finalStatus);
         }
         return new SessionInfo(sessionId, sessionType, finalStatus, createdAt, hostname, port, username, createdBy,
-                0, nodeId, estimatedMemoryMb, at, reason);
+                ownerId, 0, nodeId, estimatedMemoryMb, at, reason);
     }
 }

@@ -76,7 +76,7 @@ public final class ClusterBenchmark implements Callable<Integer> {
     public Integer call() throws Exception {
         NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(nodeJar);
         Map<String, String> env = Map.of("GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000",
-                "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB", "100000");
+                "GW_MAX_MEMORY_MB_PER_USER", "10000000", "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB", "100000");
         if (phases.contains("create")) {
             System.out.printf("%nSession creation: %d concurrent clients, each keeping its session up to %d ms, then"
                     + " deleting it and creating the next; %d s%n", clients, thinkMs, seconds);
@@ -84,8 +84,8 @@ public final class ClusterBenchmark implements Callable<Integer> {
                     "errors", "CPU ms / session");
             try (LocalCluster one = LocalCluster.start(jar, 1, null, new SyntheticGuacdOptions(),
                     LocalCluster.Balancing.NONE, Map.of("GW_CLUSTER_ENABLED", "false", "GW_MAX_SESSIONS", "5000",
-                            "GW_MAX_SESSIONS_PER_USER", "5000", "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB",
-                            "100000"))) {
+                            "GW_MAX_SESSIONS_PER_USER", "5000", "GW_MAX_MEMORY_MB_PER_USER", "10000000",
+                            "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB", "100000"))) {
                 creates("1 node, no cluster", one, clients, warmupSeconds, seconds, thinkMs);
             }
             for (String mode : security) {

@@ -135,6 +135,7 @@ final class Campaign implements AutoCloseable {
         env.put("GW_GUACD_PORT", String.valueOf(linkPorts.get(k - 1)));
         env.put("GW_MEMORY_BUDGET_MB", "100000");
         env.put("GW_MAX_SESSIONS_PER_USER", "1000");
+        env.put("GW_MAX_MEMORY_MB_PER_USER", "10000000");
         env.put("GW_LOG_LEVEL", "WARN");
         nodes[k] = NodeProcess.start(launch, env, List.of("-Xmx256m", "-XX:+UseSerialGC"),
                 logs.resolve("node-" + k + ".log"), NetnsLab.on(k), NetnsLab.host(k));

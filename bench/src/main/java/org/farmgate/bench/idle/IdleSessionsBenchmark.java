@@ -71,7 +71,8 @@ public final class IdleSessionsBenchmark implements Callable<Integer> {
         Path log = Files.createTempFile("farmgate-bench-node", ".log");
         try (NodeProcess node = NodeProcess.start(jar, Map.of("GW_ADMIN_TOKEN", TOKEN,
                 "GW_GUACD_PORT", String.valueOf(guacd.port()), "GW_NODE_ID", "bench", "GW_LOG_LEVEL", "WARN",
-                "GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000", "GW_SESSION_RETENTION_SECS", "0"),
+                "GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000", "GW_MAX_MEMORY_MB_PER_USER", "10000000",
+                "GW_SESSION_RETENTION_SECS", "0"),
                 List.of("-Xmx1g", "-XX:NativeMemoryTracking=summary"), log)) {
             keepAlive();
             open(node, 20); // warm-up: classes loaded, pools and JIT settled

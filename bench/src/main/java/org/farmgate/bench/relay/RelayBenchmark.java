@@ -393,6 +393,6 @@ public final class RelayBenchmark implements Callable<Integer> {
         List<String> jvm = List.of("-Xmx512m");
         return NodeProcess.start(jar, Map.of("GW_ADMIN_TOKEN", TOKEN, "GW_GUACD_PORT", String.valueOf(guacdPort),
                 "GW_NODE_ID", "bench", "GW_LOG_LEVEL", "WARN", "GW_MAX_SESSIONS", "5000",
-                "GW_MAX_SESSIONS_PER_USER", "5000"), jvm, log);
+                "GW_MAX_SESSIONS_PER_USER", "5000", "GW_MAX_MEMORY_MB_PER_USER", "10000000"), jvm, log);
     }
 }

@@ -1,6 +1,7 @@
 package org.farmgate.node.api;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -40,6 +41,11 @@ public final class ApiRouter {
         }
         if (failure instanceof GatewayException known) {
             Responses.error(ctx, known);
+            return;
+        }
+        if (failure instanceof HttpClosedException) { // the client went (or was cut) before its body was in
+            LOG.debug("{} {}: the connection closed before the request was read", ctx.request().method(),
+                    ctx.request().path());
             return;
         }
         int status = ctx.statusCode();

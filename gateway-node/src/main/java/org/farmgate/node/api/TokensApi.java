@@ -86,7 +86,7 @@ public final class TokensApi {
     }
 
     private void ticket(RoutingContext ctx) {
-        future(tickets.issue(Authenticator.identity(ctx))).onFailure(ctx::fail)
+        future(tickets.issue(Authenticator.identity(ctx), Authenticator.credential(ctx))).onFailure(ctx::fail)
                 .onSuccess(ticket -> Responses.json(ctx, 200, Map.of("ticket", ticket)));
     }
 

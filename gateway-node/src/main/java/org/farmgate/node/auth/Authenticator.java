@@ -17,6 +17,7 @@ import org.farmgate.model.Role;
 public final class Authenticator {
 
     private static final String IDENTITY = "farmgate.identity";
+    private static final String CREDENTIAL = "farmgate.credential";
 
     private final Vertx vertx;
     private final TokenService tokens;
@@ -49,6 +50,7 @@ public final class Authenticator {
                     return;
                 }
                 ctx.put(IDENTITY, identity.get());
+                ctx.put(CREDENTIAL, Secrets.sha256Hex(presentedToken(ctx.request())));
                 admit(ctx, identity.get(), role);
             });
         };
@@ -65,6 +67,11 @@ public final class Authenticator {
 
     public static Identity identity(RoutingContext ctx) {
         return ctx.get(IDENTITY);
+    }
+
+    /** The hash of the token that proved the caller's identity: what a ticket checks again when redeemed. */
+    public static String credential(RoutingContext ctx) {
+        return ctx.get(CREDENTIAL);
     }
 
     private static String presentedToken(HttpServerRequest request) {

@@ -8,9 +8,13 @@ import java.time.Instant;
 import java.util.Set;
 import org.farmgate.model.Role;
 
-/** A named API token as stored: its hash, never the token itself. The API shows it without the hash. */
+/**
+ * A named API token as stored: its hash, never the token itself. The API shows it without the hash. The id is new
+ * for every token, so that what a token owns is never inherited by a later token of the same name.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TokenRecord(
+        @JsonProperty("id") String id,
         @JsonProperty("name") String name,
         @JsonProperty("role") Role role,
         @JsonProperty("groups") Set<String> groups,
@@ -23,6 +27,6 @@ public record TokenRecord(
     }
 
     public Identity identity() {
-        return new Identity(name, role, groups);
+        return new Identity(id, name, role, groups);
     }
 }

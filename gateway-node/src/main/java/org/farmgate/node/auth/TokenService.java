@@ -1,6 +1,8 @@
 package org.farmgate.node.auth;
 
+import java.io.Serializable;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -14,19 +16,25 @@ import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.Role;
 import org.farmgate.router.store.Query;
 import org.farmgate.router.store.SharedMap;
+import org.farmgate.router.store.Update;
 
 /**
  * API tokens: the bootstrap admin token from configuration, and named tokens that admins create, valid on every
  * node of the cluster.
  *
  * <p>Tokens are looked up by the SHA-256 of what the caller presents, so the shared maps hold nothing a caller could
- * use; a second map from name to hash keeps names unique with one atomic {@code putIfAbsent}.
+ * use. A second map from name to hash keeps names unique: a name is claimed by one atomic update, which also takes
+ * over the name of a token that has expired. A token with an expiry is stored with it as its time to live, so an
+ * expired token's records disappear by themselves and its name is free again.
  */
 public final class TokenService {
 
     /** Prefix of generated tokens, so that they are recognisable in a secret scanner. */
     public static final String TOKEN_PREFIX = "gwt_";
     public static final String BOOTSTRAP_NAME = "admin";
+    /** The bootstrap token's id; generated ids carry {@link #ID_PREFIX}, so none can equal it. */
+    public static final String BOOTSTRAP_ID = "admin";
+    public static final String ID_PREFIX = "tok_";
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@-]{0,99}");
 
@@ -34,16 +42,24 @@ public final class TokenService {
     public record IssuedToken(String token, TokenRecord record) {
     }
 
+    /** Who holds a name: the token's hash, until when. */
+    public record NameClaim(String hash, Instant expiresAt) implements Serializable {
+
+        boolean isExpired(Instant now) {
+            return expiresAt != null && !now.isBefore(expiresAt);
+        }
+    }
+
     private final String bootstrapHash;
     private final SharedMap<String, TokenRecord> byHash;
-    private final SharedMap<String, String> hashByName;
+    private final SharedMap<String, NameClaim> names;
     private final Clock clock;
 
     public TokenService(String bootstrapAdminToken, SharedMap<String, TokenRecord> byHash,
-            SharedMap<String, String> hashByName, Clock clock) {
+            SharedMap<String, NameClaim> names, Clock clock) {
         this.bootstrapHash = Secrets.sha256Hex(bootstrapAdminToken);
         this.byHash = byHash;
-        this.hashByName = hashByName;
+        this.names = names;
         this.clock = clock;
     }
 
@@ -51,19 +67,17 @@ public final class TokenService {
         if (presented == null || presented.isEmpty()) {
             return CompletableFuture.completedFuture(Optional.empty());
         }
-        String hash = Secrets.sha256Hex(presented);
+        return byHash(Secrets.sha256Hex(presented));
+    }
+
+    /** The identity of the token with this hash as it is now: empty once revoked or expired. */
+    public CompletionStage<Optional<Identity>> byHash(String hash) {
         if (Secrets.constantTimeEquals(hash, bootstrapHash)) {
-            return CompletableFuture.completedFuture(Optional.of(new Identity(BOOTSTRAP_NAME, Role.ADMIN, Set.of())));
+            return CompletableFuture.completedFuture(Optional.of(
+                    new Identity(BOOTSTRAP_ID, BOOTSTRAP_NAME, Role.ADMIN, Set.of())));
         }
-        return byHash.get(hash).thenCompose(record -> {
-            if (record == null || !Secrets.constantTimeEquals(record.hash(), hash)) {
-                return CompletableFuture.completedFuture(Optional.<Identity>empty());
-            }
-            if (record.isExpired(clock.instant())) {
-                return revoke(record.name()).thenApply(ignored -> Optional.<Identity>empty());
-            }
-            return CompletableFuture.completedFuture(Optional.of(record.identity()));
-        });
+        return byHash.get(hash).thenApply(record -> record == null || !Secrets.constantTimeEquals(record.hash(), hash)
+                || record.isExpired(clock.instant()) ? Optional.<Identity>empty() : Optional.of(record.identity()));
     }
 
     public CompletionStage<IssuedToken> create(String name, Role role, Set<String> groups, Instant expiresAt) {
@@ -80,12 +94,15 @@ public final class TokenService {
         }
         String token = Secrets.newSecret(TOKEN_PREFIX);
         String hash = Secrets.sha256Hex(token);
-        TokenRecord record = new TokenRecord(name, role, Set.copyOf(groups), now, expiresAt, hash);
-        return hashByName.putIfAbsent(name, hash).thenCompose(existing -> {
-            if (existing != null) {
+        String id = ID_PREFIX + Secrets.newSecret("").substring(0, 24);
+        TokenRecord record = new TokenRecord(id, name, role, Set.copyOf(groups), now, expiresAt, hash);
+        Duration ttl = expiresAt == null ? null : Duration.between(now, expiresAt);
+        return names.update(name, new Claim(new NameClaim(hash, expiresAt), ttl, now)).thenCompose(claimed -> {
+            if (!claimed) {
                 throw new ConflictException("a token named '" + name + "' already exists");
             }
-            return byHash.set(hash, record).thenApply(ignored -> new IssuedToken(token, record));
+            return (ttl == null ? byHash.set(hash, record) : byHash.set(hash, record, ttl))
+                    .thenApply(ignored -> new IssuedToken(token, record));
         });
     }
 
@@ -97,9 +114,21 @@ public final class TokenService {
 
     /** @return whether a token of that name existed */
     public CompletionStage<Boolean> revoke(String name) {
-        return hashByName.remove(name).thenCompose(hash -> hash == null
+        return names.remove(name).thenCompose(claim -> claim == null
                 ? CompletableFuture.completedFuture(false)
-                : byHash.remove(hash).thenApply(ignored -> true));
+                : byHash.remove(claim.hash()).thenApply(ignored -> true));
+    }
+
+    /** Claims a name that is free or held by an expired token. */
+    private record Claim(NameClaim claim, Duration ttl, Instant now) implements Update<NameClaim, Boolean> {
+
+        @Override
+        public Outcome<NameClaim, Boolean> apply(NameClaim current) {
+            if (current != null && !current.isExpired(now)) {
+                return Outcome.keep(false);
+            }
+            return ttl == null ? Outcome.store(claim, true) : Outcome.storeFor(claim, ttl, true);
+        }
     }
 
     private record Unexpired(Instant now) implements Query<TokenRecord, TokenRecord> {

@@ -32,6 +32,7 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
+import org.farmgate.node.auth.TokenService;
 import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.ClusterSettings;
 import org.farmgate.node.config.NodeConfig;
@@ -77,7 +78,7 @@ public final class ClusterRuntime {
     private final SharedMap<String, NodeLoad> nodes;
     private final SharedMap<String, SessionInfo> sessions;
     private final SharedMap<String, TokenRecord> tokens;
-    private final SharedMap<String, String> tokenNames;
+    private final SharedMap<String, TokenService.NameClaim> tokenNames;
     private final SharedMap<String, TicketService.Ticket> tickets;
     private final SharedMap<String, TicketService.Ticket> relayTickets;
     private final SharedMap<String, SessionQuota.Places> userSessions;
@@ -289,7 +290,7 @@ public final class ClusterRuntime {
         return tokens;
     }
 
-    public SharedMap<String, String> tokenNames() {
+    public SharedMap<String, TokenService.NameClaim> tokenNames() {
         return tokenNames;
     }
 

@@ -66,7 +66,8 @@ public final class SessionHost {
      */
     public SessionInfo open(String sessionId, Identity creator, SessionSpec spec, InetAddress target, int chargedMb) {
         SessionInfo info = new SessionInfo(sessionId, spec.protocol(), SessionStatus.PENDING, clock.instant(),
-                spec.hostname(), spec.port(), spec.username(), creator.name(), 0, nodeId, chargedMb, null, null);
+                spec.hostname(), spec.port(), spec.username(), creator.name(), creator.id(), 0, nodeId, chargedMb, null,
+                null);
         LocalSession session = new LocalSession(info, spec, target);
         synchronized (session) {
             LocalSession already = sessions.putIfAbsent(sessionId, session);
@@ -233,7 +234,7 @@ public final class SessionHost {
     }
 
     public static boolean mayUse(Identity who, SessionInfo info) {
-        return who.isAdmin() || who.name().equals(info.createdBy());
+        return who.isAdmin() || who.id().equals(info.ownerId());
     }
 
     private void terminate(LocalSession session, GuacamoleStatus status, String reason) {

@@ -66,7 +66,8 @@ public final class SessionLedger {
      */
     public void reasserted(SessionInfo info) {
         publish(info);
-        logFailure(quota.tryAcquire(info.createdBy(), info.sessionId(), Integer.MAX_VALUE),
+        logFailure(quota.tryAcquire(info.ownerId(), info.sessionId(), info.estimatedMemoryMb(),
+                SessionQuota.Limits.NONE),
                 "take again the quota place of", info.sessionId());
     }
 
@@ -123,7 +124,7 @@ public final class SessionLedger {
     public CompletionStage<List<SessionInfo>> lost(String departedNodeId) {
         return directory.markLost(departedNodeId, clock.instant()).thenApply(lost -> {
             for (SessionInfo session : lost) {
-                logFailure(quota.release(session.createdBy(), session.sessionId()), "give back the quota place of",
+                logFailure(quota.release(session.ownerId(), session.sessionId()), "give back the quota place of",
                         session.sessionId());
                 counter.ended(SessionStatus.LOST);
             }
@@ -136,7 +137,7 @@ public final class SessionLedger {
 
     private void giveBack(SessionInfo info) {
         logFailure(router.release(nodeId, info.sessionId()), "release the reservation of", info.sessionId());
-        logFailure(quota.release(info.createdBy(), info.sessionId()), "give back the quota place of",
+        logFailure(quota.release(info.ownerId(), info.sessionId()), "give back the quota place of",
                 info.sessionId());
         if (!info.status().isLive()) {
             counter.ended(info.status());

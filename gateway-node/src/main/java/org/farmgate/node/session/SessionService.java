@@ -21,10 +21,13 @@ import org.farmgate.error.NotFoundException;
 import org.farmgate.error.OutcomeUnknownException;
 import org.farmgate.error.TooManyException;
 import org.farmgate.error.UnavailableException;
+import org.farmgate.model.CostModel;
+import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.node.auth.Identity;
+import org.farmgate.node.config.UserLimits;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.target.ArgumentPolicy;
@@ -77,7 +80,8 @@ public final class SessionService {
     private final Vertx vertx;
     private final String nodeId;
     private final TargetPolicy targets;
-    private final int maxSessionsPerUser;
+    private final UserLimits userLimits;
+    private final CostModel costModel;
     private final SessionHost host;
     private final SessionDirectory directory;
     private final SessionRouter router;
@@ -87,7 +91,8 @@ public final class SessionService {
     private final NodeMetrics metrics;
     private AddressBookSource addressBook;
 
-    public SessionService(Vertx vertx, String nodeId, TargetPolicy targets, int maxSessionsPerUser, SessionHost host,
+    public SessionService(Vertx vertx, String nodeId, TargetPolicy targets, UserLimits userLimits,
+            CostModel costModel, SessionHost host,
             SessionDirectory directory, SessionRouter router, SessionQuota quota, SessionLedger ledger,
             NodeMessenger messenger, NodeMetrics metrics) {
         this.ledger = ledger;
@@ -95,7 +100,8 @@ public final class SessionService {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.targets = targets;
-        this.maxSessionsPerUser = maxSessionsPerUser;
+        this.userLimits = userLimits;
+        this.costModel = costModel;
         this.host = host;
         this.directory = directory;
         this.router = router;
@@ -150,21 +156,27 @@ public final class SessionService {
         return createPlaced(creator, publicSpec, entry, overrides);
     }
 
-    private Future<SessionInfo> createPlaced(Identity creator, SessionSpec spec, EntryRef entry,
+    /**
+     * The user's place is charged by this node's cost model, before the session's node is known (the two updates
+     * run at once); nodes of one cluster share a model, and the node's own charge is what its registry entry holds.
+     */
+    private Future<SessionInfo> createPlaced(Identity creator, SessionSpec asked, EntryRef entry,
             Map<String, String> overrides) {
+        SessionSpec spec = bounded(asked);
         return resolveChecked(spec).compose(addresses -> {
             String sessionId = UUID.randomUUID().toString();
-            Future<Integer> place = await(quota.tryAcquire(creator.name(), sessionId, maxSessionsPerUser));
+            int chargeMb = costModel.estimateMb(spec.protocol(), spec.display());
+            Future<SessionQuota.Grant> place = await(quota.tryAcquire(creator.id(), sessionId, chargeMb,
+                    userLimits.quota()));
             Future<SessionRouter.Placement> placement = place(sessionId, spec, new HashSet<>());
             return Future.join(place, placement).transform(both -> {
-                boolean granted = place.succeeded() && place.result() >= 0;
+                boolean granted = place.succeeded() && place.result().granted();
                 if (!granted) {
                     if (placement.succeeded()) {
                         router.release(placement.result().nodeId(), sessionId);
                     }
-                    return Future.failedFuture(place.failed() ? place.cause() : new TooManyException("'"
-                            + creator.name() + "' already has " + (-1 - place.result())
-                            + " pending or active sessions, the most allowed per user"));
+                    return Future.failedFuture(place.failed() ? place.cause() : overLimit(creator, place.result(),
+                            chargeMb));
                 }
                 OpenRequest request = new OpenRequest(sessionId, creator, spec, addresses.get(0).getHostAddress(), 0,
                         entry, overrides);
@@ -172,10 +184,27 @@ public final class SessionService {
                         : openOrMove(placement.result(), request, new HashSet<>());
                 // A late answer may still become a session, which needs its place: the repair gives it back if not.
                 return opened.recover(error -> error instanceof OutcomeUnknownException ? Future.failedFuture(error)
-                        : await(quota.release(creator.name(), sessionId))
+                        : await(quota.release(creator.id(), sessionId))
                                 .transform(ignored -> Future.failedFuture(error)));
             });
         });
+    }
+
+    private SessionSpec bounded(SessionSpec spec) {
+        DisplaySize display = userLimits.bound(spec.display());
+        return display.equals(spec.display()) ? spec
+                : new SessionSpec(spec.protocol(), spec.hostname(), spec.port(), display, spec.timezone(),
+                        spec.parameters());
+    }
+
+    private TooManyException overLimit(Identity creator, SessionQuota.Grant held, int chargeMb) {
+        if (held.sessions() >= userLimits.sessions()) {
+            return new TooManyException("'" + creator.name() + "' already has " + held.sessions()
+                    + " pending or active sessions, the most allowed per user");
+        }
+        return new TooManyException("'" + creator.name() + "' has " + held.reservedMb() + " MB reserved by pending "
+                + "or active sessions; this one needs " + chargeMb + " MB more, over the " + userLimits.memoryMb()
+                + " MB allowed per user (GW_MAX_MEMORY_MB_PER_USER)");
     }
 
     private Future<SessionRouter.Placement> place(String sessionId, SessionSpec spec, Set<String> excluded) {
@@ -236,7 +265,7 @@ public final class SessionService {
         } catch (GatewayException refused) {
             return Future.failedFuture(refused);
         }
-        return await(quota.holds(request.creator().name(), request.sessionId())).compose(held -> held
+        return await(quota.holds(request.creator().id(), request.sessionId())).compose(held -> held
                 ? openHere(request)
                 : Future.failedFuture(new ForbiddenException("session " + request.sessionId()
                         + " holds no quota place of '" + request.creator().name() + "'")));
@@ -283,12 +312,16 @@ public final class SessionService {
      * broken path must not open every door. The creator's role must allow the kind of session, and no guacd argument
      * may be one the gateway refuses or one the protocol does not have.
      */
-    private static void recheck(OpenRequest request) {
+    private void recheck(OpenRequest request) {
         Role needed = request.entry() == null ? Role.POWERUSER : Role.OPERATOR;
         if (request.creator() == null || !request.creator().role().atLeast(needed)) {
             throw new ForbiddenException("opening this session needs the " + needed.wireName() + " role");
         }
         SessionSpec spec = request.spec();
+        if (!userLimits.bound(spec.display()).equals(spec.display())) {
+            throw new InvalidRequestException("display " + spec.display().width() + "x" + spec.display().height()
+                    + " is larger than the " + userLimits.maxWidth() + "x" + userLimits.maxHeight() + " allowed");
+        }
         for (String argument : spec.parameters().keySet()) {
             if (ArgumentPolicy.isRefused(argument) || !spec.protocol().guacdArguments().contains(argument)) {
                 throw new InvalidRequestException("guacd argument '" + argument + "' is not allowed for "
@@ -308,7 +341,7 @@ public final class SessionService {
         if (all && !caller.isAdmin()) {
             throw new ForbiddenException("only admins may list everyone's sessions (all=true)");
         }
-        return await(directory.list(all ? null : caller.name()));
+        return await(directory.list(all ? null : caller.id()));
     }
 
     /** A session the caller may see: other users' sessions do not exist for non-admins. */

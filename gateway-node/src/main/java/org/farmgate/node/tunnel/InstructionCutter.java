@@ -10,7 +10,9 @@ import org.farmgate.protocol.WireLimits;
  * Cuts a byte stream, read in arbitrary chunks, into whole instructions: after each {@link #feed}, the bytes
  * {@code [completeStart, completeEnd)} of {@link #array()} are whole instructions, and the one instruction still
  * incomplete is kept (bounded by the limits) for the next chunk. Chunks are read in place; only an instruction that
- * straddles two chunks is copied.
+ * straddles two chunks is copied, into a carry buffer that grows by doubling, so an instruction arriving a byte per
+ * chunk costs linear time, not quadratic. The bytes handed on are written out without a copy, so an array once
+ * handed on is never written again: the carry moves to a new array when an instruction completes in it.
  */
 final class InstructionCutter {
 
@@ -22,7 +24,10 @@ final class InstructionCutter {
     private static final byte[] EMPTY = new byte[0];
 
     private final InstructionScanner scanner;
-    private byte[] pending = EMPTY;
+    /** The start of the instruction still incomplete, at {@code [0, carried)}. */
+    private byte[] carry = EMPTY;
+    private int carried;
+    private long copied;
     private byte[] array = EMPTY;
     private int completeStart;
     private int completeEnd;
@@ -33,21 +38,28 @@ final class InstructionCutter {
     }
 
     void feed(Buffer chunk, Visitor visitor) throws WireFormatException {
-        int carried = pending.length;
         int from;
         int to;
+        int start;
         if (carried == 0) {
             Bytes.Slice slice = Bytes.of(chunk);
             array = slice.array();
             from = slice.offset();
             to = from + slice.length();
+            start = from;
         } else {
-            array = Arrays.copyOf(pending, carried + chunk.length());
-            chunk.getBytes(array, carried);
+            int needed = carried + chunk.length();
+            if (needed > carry.length) {
+                carry = Arrays.copyOf(carry, Math.max(needed, 2 * carry.length));
+                copied += carried;
+            }
+            chunk.getBytes(carry, carried);
+            copied += chunk.length();
+            array = carry;
             from = carried;
-            to = array.length;
+            to = needed;
+            start = 0;
         }
-        int start = from - carried;
         completeStart = start;
         while (from < to) {
             int end = scanner.scan(array, from, to);
@@ -60,7 +72,27 @@ final class InstructionCutter {
             from = end;
         }
         completeEnd = start;
-        pending = start == to ? EMPTY : Arrays.copyOfRange(array, start, to);
+        keep(start, to);
+    }
+
+    /** Keeps {@code [start, to)} of the array, the incomplete rest, for the next chunk. */
+    private void keep(int start, int to) {
+        if (start == to) {
+            carried = 0;
+        } else if (array == carry && start == 0) {
+            carried = to; // nothing handed on: the carry may grow in place
+        } else {
+            // a chunk's array is not ours, and a carry that handed bytes on must not be written again
+            int length = to - start;
+            carry = Arrays.copyOfRange(array, start, start + 2 * length);
+            carried = length;
+            copied += length;
+        }
+    }
+
+    /** Bytes copied so far: linear in what was fed, whatever the chunking (see the test). */
+    long bytesCopied() {
+        return copied;
     }
 
     byte[] array() {

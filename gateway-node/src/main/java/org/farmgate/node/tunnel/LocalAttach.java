@@ -1,5 +1,6 @@
 package org.farmgate.node.tunnel;
 
+import io.netty.handler.codec.CorruptedFrameException;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocket;
 import org.farmgate.error.GatewayException;
@@ -35,12 +36,16 @@ final class LocalAttach {
         this.defaultTimezone = defaultTimezone;
     }
 
-    void attach(ServerWebSocket ws, String sessionId, Identity identity, ClientHints hints) {
+    void attach(ServerWebSocket ws, ViolationWatch watch, String sessionId, Identity identity, ClientHints hints) {
         LocalSession session;
         try {
             session = host.beginAttach(sessionId, identity);
         } catch (GatewayException refused) {
             refuse(ws, refused.guacamoleCode(), refused.getMessage());
+            return;
+        }
+        if (ws.isClosed()) {
+            clientGone(session, watch, "before the guacd handshake");
             return;
         }
         long started = System.nanoTime();
@@ -50,8 +55,7 @@ final class LocalAttach {
                 .onSuccess(connection -> {
                     if (ws.isClosed()) {
                         connection.socket().close();
-                        host.attachFailed(session, SessionStatus.COMPLETED,
-                                "the client left during the guacd handshake");
+                        clientGone(session, watch, "during the guacd handshake");
                         return;
                     }
                     Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(), metrics,
@@ -70,6 +74,16 @@ final class LocalAttach {
                     host.attachFailed(session, SessionStatus.ERROR, error.getMessage());
                     refuse(ws, status, error.getMessage());
                 });
+    }
+
+    private void clientGone(LocalSession session, ViolationWatch watch, String when) {
+        CorruptedFrameException violation = watch.seen();
+        if (violation != null) {
+            host.attachFailed(session, SessionStatus.ERROR, "the client broke the WebSocket protocol " + when + ": "
+                    + violation.getMessage());
+        } else {
+            host.attachFailed(session, SessionStatus.COMPLETED, "the client left " + when);
+        }
     }
 
     /** Tells the client why, the way Apache Guacamole's tunnel does: an error instruction, then the close reason. */

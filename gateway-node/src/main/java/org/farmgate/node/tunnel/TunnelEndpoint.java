@@ -108,6 +108,7 @@ public final class TunnelEndpoint {
         request.toWebSocket().onFailure(error -> LOG.debug("upgrade failed: {}", error.getMessage()))
                 .onSuccess(ws -> {
                     ws.pause();
+                    ViolationWatch watch = ViolationWatch.on(ws);
                     identity.onFailure(error -> LocalAttach.refuse(ws, GuacamoleStatus.SERVER_ERROR.code(),
                                     "could not check the credentials: " + error.getMessage()))
                             .onSuccess(found -> {
@@ -117,17 +118,17 @@ public final class TunnelEndpoint {
                                                     + "and valid 30 s)"
                                             : "missing or invalid credentials: pass ?ticket= or an API token header");
                                 } else {
-                                    route(ws, sessionId, found.get(), hints, forwarded);
+                                    route(ws, watch, sessionId, found.get(), hints, forwarded);
                                 }
                             });
                 });
     }
 
     /** Here when the session is here; else to its node, once the directory says which and that the caller may. */
-    private void route(ServerWebSocket ws, String sessionId, Identity identity, ClientHints hints,
-            List<String[]> forwarded) {
+    private void route(ServerWebSocket ws, ViolationWatch watch, String sessionId, Identity identity,
+            ClientHints hints, List<String[]> forwarded) {
         if (host.local(sessionId) != null) {
-            local.attach(ws, sessionId, identity, hints);
+            local.attach(ws, watch, sessionId, identity, hints);
             return;
         }
         await(directory.find(sessionId)).onFailure(error -> LocalAttach.refuse(ws, GuacamoleStatus.SERVER_ERROR
@@ -138,7 +139,7 @@ public final class TunnelEndpoint {
                         LocalAttach.refuse(ws, GuacamoleStatus.RESOURCE_CLOSED.code(), "session " + sessionId
                                 + " has ended (" + info.status().wireName() + ")");
                     } else if (info.nodeId().equals(nodeId)) {
-                        local.attach(ws, sessionId, identity, hints); // e.g. ended meanwhile: attach says so
+                        local.attach(ws, watch, sessionId, identity, hints); // e.g. ended meanwhile: attach says so
                     } else {
                         relayTo(ws, info, identity, forwarded);
                     }
@@ -151,7 +152,7 @@ public final class TunnelEndpoint {
                 throw new IllegalStateException("node " + info.nodeId() + " that holds the session is not in the "
                         + "cluster");
             }
-            return await(relayTickets.issue(identity)).map(ticket -> {
+            return await(relayTickets.issue(identity, null)).map(ticket -> {
                 relay.relay(ws, info.sessionId(), owner.address(), owner.nodeId(), ticket, forwarded);
                 return null;
             });
@@ -171,13 +172,14 @@ public final class TunnelEndpoint {
         ClientHints hints = hints(request.params());
         request.toWebSocket().onSuccess(ws -> {
             ws.pause();
+            ViolationWatch watch = ViolationWatch.on(ws);
             identity.onFailure(error -> LocalAttach.refuse(ws, GuacamoleStatus.SERVER_ERROR.code(),
                     error.getMessage())).onSuccess(found -> {
                         if (found.isEmpty()) {
                             LocalAttach.refuse(ws, GuacamoleStatus.CLIENT_UNAUTHORIZED.code(),
                                     "the relay ticket is unknown, used or expired");
                         } else {
-                            local.attach(ws, sessionId, found.get(), hints);
+                            local.attach(ws, watch, sessionId, found.get(), hints);
                         }
                     });
         });

@@ -2,6 +2,9 @@ package org.farmgate.node.auth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Clock;
@@ -10,7 +13,9 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import org.farmgate.error.ConflictException;
 import org.farmgate.model.Role;
 import org.farmgate.router.store.LocalSharedMap;
 import org.junit.jupiter.api.Test;
@@ -42,11 +47,54 @@ class TokenAndTicketTest {
     }
 
     @Test
+    void anExpiredTokensRecordsGoAndItsNameIsFreeAgain() {
+        LocalSharedMap<String, TokenRecord> byHash = new LocalSharedMap<>(clock);
+        LocalSharedMap<String, TokenService.NameClaim> byName = new LocalSharedMap<>(clock);
+        TokenService tokens = tokens(byHash, byName);
+        TokenService.IssuedToken first = join(tokens.create("ci", Role.OPERATOR, Set.of(),
+                clock.instant().plusSeconds(60)));
+        assertInstanceOf(ConflictException.class, assertThrows(CompletionException.class,
+                () -> join(tokens.create("ci", Role.OPERATOR, Set.of(), null))).getCause());
+        clock.advance(Duration.ofSeconds(60));
+        assertEquals(null, join(byHash.get(first.record().hash())), "the expired record is gone");
+        assertEquals(null, join(byName.get("ci")));
+        TokenService.IssuedToken second = join(tokens.create("ci", Role.OPERATOR, Set.of(), null));
+        assertNotEquals(first.record().id(), second.record().id());
+        assertEquals(second.record().id(), join(tokens.authenticate(second.token())).orElseThrow().id());
+    }
+
+    @Test
+    void aNewTokenUnderARevokedNameIsSomeoneElse() {
+        TokenService tokens = tokens(new LocalSharedMap<>(clock), new LocalSharedMap<>(clock));
+        String before = join(tokens.authenticate(join(tokens.create("alice", Role.OPERATOR, Set.of(), null)).token()))
+                .orElseThrow().id();
+        assertTrue(join(tokens.revoke("alice")));
+        String after = join(tokens.authenticate(join(tokens.create("alice", Role.OPERATOR, Set.of(), null)).token()))
+                .orElseThrow().id();
+        assertNotEquals(before, after);
+        assertTrue(before.startsWith(TokenService.ID_PREFIX) && after.startsWith(TokenService.ID_PREFIX));
+    }
+
+    @Test
+    void revokingATokenEndsItsTicketsAtOnce() {
+        TokenService tokens = tokens(new LocalSharedMap<>(clock), new LocalSharedMap<>(clock));
+        TicketService tickets = new TicketService(new LocalSharedMap<>(clock), TicketService.TICKET_PREFIX,
+                tokens::byHash, clock);
+        String token = join(tokens.create("bob", Role.OPERATOR, Set.of(), null)).token();
+        Identity bob = join(tokens.authenticate(token)).orElseThrow();
+        String kept = join(tickets.issue(bob, Secrets.sha256Hex(token)));
+        String revoked = join(tickets.issue(bob, Secrets.sha256Hex(token)));
+        assertEquals(Optional.of(bob), join(tickets.redeem(kept)));
+        join(tokens.revoke("bob"));
+        assertTrue(join(tickets.redeem(revoked)).isEmpty(), "a ticket is worth what its token is worth now");
+    }
+
+    @Test
     void storesHoldHashesOnly() {
         LocalSharedMap<String, TokenRecord> byHash = new LocalSharedMap<>(clock);
-        LocalSharedMap<String, String> byName = new LocalSharedMap<>(clock);
+        LocalSharedMap<String, TokenService.NameClaim> byName = new LocalSharedMap<>(clock);
         String token = join(tokens(byHash, byName).create("hashed", Role.ADMIN, Set.of(), null)).token();
-        assertEquals(Secrets.sha256Hex(token), join(byName.get("hashed")));
+        assertEquals(Secrets.sha256Hex(token), join(byName.get("hashed")).hash());
         assertEquals("hashed", join(byHash.get(Secrets.sha256Hex(token))).name());
         assertEquals(null, join(byHash.get(token)));
     }
@@ -54,21 +102,28 @@ class TokenAndTicketTest {
     @Test
     void ticketsAreSingleUseAndExpireAfterThirtySeconds() {
         LocalSharedMap<String, TicketService.Ticket> store = new LocalSharedMap<>(clock);
-        TicketService tickets = new TicketService(store, TicketService.TICKET_PREFIX, clock);
-        Identity who = new Identity("u", Role.VIEWER, Set.of());
-        String once = join(tickets.issue(who));
+        TicketService tickets = new TicketService(store, TicketService.TICKET_PREFIX, TokenAndTicketTest::unchecked,
+                clock);
+        Identity who = new Identity("tok_u", "u", Role.VIEWER, Set.of());
+        String once = join(tickets.issue(who, null));
         assertTrue(once.matches("wst_[0-9a-f]{64}"));
         assertEquals(null, join(store.get(once)), "the store holds the hash, not the ticket");
         assertEquals(Optional.of(who), join(tickets.redeem(once)));
         assertTrue(join(tickets.redeem(once)).isEmpty());
 
-        String late = join(tickets.issue(who));
+        String late = join(tickets.issue(who, null));
         clock.advance(Duration.ofSeconds(30));
         assertTrue(join(tickets.redeem(late)).isEmpty());
-        assertFalse(join(new TicketService(store, TicketService.RELAY_PREFIX, clock).redeem(once)).isPresent());
+        assertFalse(join(new TicketService(store, TicketService.RELAY_PREFIX, TokenAndTicketTest::unchecked, clock)
+                .redeem(once)).isPresent());
     }
 
-    private TokenService tokens(LocalSharedMap<String, TokenRecord> byHash, LocalSharedMap<String, String> byName) {
+    private static CompletionStage<Optional<Identity>> unchecked(String credential) {
+        throw new AssertionError("a ticket without a credential is not checked again");
+    }
+
+    private TokenService tokens(LocalSharedMap<String, TokenRecord> byHash,
+            LocalSharedMap<String, TokenService.NameClaim> byName) {
         return new TokenService("bootstrap", byHash, byName, clock);
     }
 

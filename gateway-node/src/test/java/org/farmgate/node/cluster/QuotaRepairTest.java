@@ -26,8 +26,9 @@ class QuotaRepairTest {
             SessionInfo two = cluster.node(2).sshSession();
             ClusterRuntime runtime = cluster.node(1).node.runtime();
             SessionQuota quota = new SessionQuota(runtime.userSessions());
-            String user = one.createdBy();
-            quota.tryAcquire(user, "placed-by-a-node-that-died", 100).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            String user = one.ownerId();
+            quota.tryAcquire(user, "placed-by-a-node-that-died", 17, SessionQuota.Limits.NONE).toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS);
             QuotaRepair repair = new QuotaRepair(runtime.vertx(), runtime.membership(),
                     new NodeRegistry(runtime.nodes()), quota, QuotaRepair.ROUND);
 

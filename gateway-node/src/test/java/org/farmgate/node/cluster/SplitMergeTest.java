@@ -83,7 +83,7 @@ class SplitMergeTest {
                 SessionQuota quota = new SessionQuota(nodeOne.node.runtime().userSessions());
                 Awaitility.await("the quota holds both live sessions").atMost(Duration.ofSeconds(10))
                         .until(() -> Set.of(onOne.sessionId(), onTwo.sessionId()).equals(quota.places()
-                                .toCompletableFuture().get().get(onOne.createdBy())));
+                                .toCompletableFuture().get().get(onOne.ownerId())));
             }
         }
     }

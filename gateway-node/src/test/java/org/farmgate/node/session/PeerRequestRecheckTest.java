@@ -45,7 +45,7 @@ class PeerRequestRecheckTest {
 
     @Test
     void aGuacdArgumentTheApiRefusesIsRefusedByTheOwner() {
-        Throwable error = open(new Identity("mallory", Role.ADMIN, Set.of()),
+        Throwable error = open(new Identity("tok_mallory", "mallory", Role.ADMIN, Set.of()),
                 Map.of("username", "u", "recording-path", "/etc/cron.d"));
         assertInstanceOf(InvalidRequestException.class, error);
         assertTrue(error.getMessage().contains("recording-path"), error.getMessage());
@@ -54,14 +54,14 @@ class PeerRequestRecheckTest {
 
     @Test
     void aRoleTooLowIsRefusedByTheOwner() {
-        Throwable error = open(new Identity("viewer", Role.VIEWER, Set.of()), Map.of("username", "u"));
+        Throwable error = open(new Identity("tok_viewer", "viewer", Role.VIEWER, Set.of()), Map.of("username", "u"));
         assertInstanceOf(ForbiddenException.class, error);
         assertEquals(0, cluster.node(2).node.sessions().live().size());
     }
 
     @Test
     void aRequestThatTookNoQuotaPlaceIsRefusedByTheOwner() {
-        Throwable error = open(new Identity("greedy", Role.POWERUSER, Set.of()), Map.of("username", "u"));
+        Throwable error = open(new Identity("tok_greedy", "greedy", Role.POWERUSER, Set.of()), Map.of("username", "u"));
         assertInstanceOf(ForbiddenException.class, error);
         assertTrue(error.getMessage().contains("quota"), error.getMessage());
         assertEquals(0, cluster.node(2).node.sessions().live().size());
@@ -69,17 +69,17 @@ class PeerRequestRecheckTest {
 
     @Test
     void aProperRequestOpensAndItsEndGivesThePlaceBack() throws Exception {
-        SessionService.OpenRequest request = request(new Identity("ok", Role.POWERUSER, Set.of()),
+        SessionService.OpenRequest request = request(new Identity("tok_ok", "ok", Role.POWERUSER, Set.of()),
                 Map.of("username", "u"));
         SessionQuota quota = new SessionQuota(cluster.node(1).node.runtime().userSessions());
-        assertEquals(0, quota.tryAcquire("ok", request.sessionId(), 5).toCompletableFuture().get(10,
-                TimeUnit.SECONDS));
+        assertTrue(quota.tryAcquire("tok_ok", request.sessionId(), 17, new SessionQuota.Limits(5, 1000))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS).granted());
         SessionInfo info = messenger().request("node-2", SessionService.OPEN, request, SessionInfo.class)
                 .await(10, TimeUnit.SECONDS);
         assertEquals("node-2", info.nodeId());
-        assertTrue(cluster.node(2).node.sessions().delete(info.sessionId(), new Identity("ok", Role.ADMIN,
+        assertTrue(cluster.node(2).node.sessions().delete(info.sessionId(), new Identity("tok_ok", "ok", Role.ADMIN,
                 Set.of())));
-        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> !quota.holds("ok", request.sessionId())
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> !quota.holds("tok_ok", request.sessionId())
                 .toCompletableFuture().get());
     }
 

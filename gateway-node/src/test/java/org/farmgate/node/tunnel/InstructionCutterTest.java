@@ -13,7 +13,9 @@ import java.util.List;
 import org.farmgate.protocol.GuacamoleParser;
 import org.farmgate.protocol.Instruction;
 import org.farmgate.protocol.WireFormatException;
+import org.farmgate.protocol.WireLimits;
 import org.farmgate.protocol.WireTables;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -31,10 +33,12 @@ class InstructionCutterTest {
             InstructionCutter cutter = new InstructionCutter(WireTables.LIMITS);
             ByteArrayOutputStream handedOn = new ByteArrayOutputStream();
             List<Integer> visited = new ArrayList<>();
+            List<HandedOn> written = new ArrayList<>();
             for (byte[] chunk : chunks) {
                 cutter.feed(Buffer.buffer(chunk), (bytes, start, end, scanner) -> visited.add(end - start));
                 byte[] whole = Arrays.copyOfRange(cutter.array(), cutter.completeStart(),
                         cutter.completeEnd());
+                written.add(new HandedOn(cutter.array(), cutter.completeStart(), whole));
                 // what one chunk hands on parses on its own: whole instructions, nothing cut
                 GuacamoleParser alone = new GuacamoleParser(WireTables.LIMITS);
                 alone.feed(whole);
@@ -47,7 +51,30 @@ class InstructionCutterTest {
             assertEquals(expected.size(), cutter.instructions());
             assertEquals(wire.length, visited.stream().mapToInt(Integer::intValue).sum());
             assertFalse(cutter.isInsideInstruction());
+            // What was handed on is written out without a copy: later chunks must not have overwritten it.
+            for (HandedOn out : written) {
+                assertEquals(new String(out.bytes()), new String(Arrays.copyOfRange(out.array(), out.start(),
+                        out.start() + out.bytes().length)), () -> "split " + WireTables.describe(chunks));
+            }
         }
+    }
+
+    private record HandedOn(byte[] array, int start, byte[] bytes) {
+    }
+
+    /** A 32 KiB instruction in 1-byte frames used to copy about half a gigabyte. */
+    @Test
+    void anInstructionArrivingAByteAtATimeCostsLinearCopies() throws Exception {
+        String blob = "x".repeat(8000);
+        byte[] wire = Instruction.of("blob", "1", blob, blob, blob, blob).encode().getBytes();
+        InstructionCutter cutter = new InstructionCutter(WireLimits.GUACD_INBOUND);
+        List<Integer> seen = new ArrayList<>();
+        for (byte b : wire) {
+            cutter.feed(Buffer.buffer(new byte[] {b}), (bytes, start, end, scanner) -> seen.add(end - start));
+        }
+        assertEquals(List.of(wire.length), seen);
+        assertTrue(cutter.bytesCopied() <= 3L * wire.length, cutter.bytesCopied() + " bytes copied for "
+                + wire.length);
     }
 
     @ParameterizedTest(name = "{0}")
