@@ -53,6 +53,7 @@ public final class TestNode implements AutoCloseable {
 
     /** Anything thrown on the node's event loops that nobody handled: always a bug. */
     private final List<Throwable> unhandled = new CopyOnWriteArrayList<>();
+    private final int blockedMark = BlockedEventLoops.mark();
 
     private TestNode(SyntheticGuacdOptions guacdOptions, Map<String, String> settings) throws Exception {
         guacd = SyntheticGuacd.start(peerVertx, guacdOptions).await(10, TimeUnit.SECONDS);
@@ -223,5 +224,6 @@ public final class TestNode implements AutoCloseable {
         node.stop().await(60, TimeUnit.SECONDS);
         peerVertx.close().await(10, TimeUnit.SECONDS);
         assertEquals(List.of(), unhandled, "exceptions nobody handled on the node's event loops");
+        assertEquals(List.of(), BlockedEventLoops.since(blockedMark), "event loops blocked while this node ran");
     }
 }
