@@ -141,8 +141,8 @@ public final class GatewayNode {
                     config.pendingTimeout().toSeconds()).mount(router, auth);
         }
         this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), config.security(), auth, tickets, relayTickets,
-                host, directory,
-                registry, guacd, new OriginPolicy(config.allowedOrigins()), config.defaultTimezone().getId(), metrics);
+                host, directory, registry, guacd, new OriginPolicy(config.allowedOrigins()),
+                config.defaultTimezone().getId(), config.connections().stallTimeout(), metrics);
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
         // The browser pages: the client at /, the capacity view at /admin.html (tokens never appear in URLs
@@ -212,7 +212,7 @@ public final class GatewayNode {
         }
         // Every relayed WebSocket comes from a peer's address (and proves itself by its certificate): no cap there.
         ConnectionGuard relayGuard = new ConnectionGuard(vertx, new ConnectionSettings(connections.idleTimeout(),
-                connections.requestTimeout(), Integer.MAX_VALUE));
+                connections.requestTimeout(), Integer.MAX_VALUE, connections.stallTimeout()));
         return publicPort.compose(ignored -> deploy(relayRouter, relayListenerOptions(), relayGuard,
                 relayPort, config.security().relayPort() == 0 ? 1 : config.eventLoops()));
     }

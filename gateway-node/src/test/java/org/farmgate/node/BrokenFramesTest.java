@@ -14,6 +14,7 @@ import java.util.Map;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -37,37 +38,57 @@ class BrokenFramesTest {
                 ? 1500 : 0));
         try (TestNode node = TestNode.start(guacd, Map.of())) {
             SessionInfo session = node.sshSession();
-            try (Socket socket = new Socket("127.0.0.1", node.port())) {
-                socket.setSoTimeout(10_000);
-                OutputStream out = socket.getOutputStream();
-                String key = Base64.getEncoder().encodeToString("0123456789abcdef".getBytes(StandardCharsets.US_ASCII));
-                out.write(("GET " + session.wsUrl() + "?ticket=" + node.ticket(TestNode.ADMIN) + " HTTP/1.1\r\n"
-                        + "Host: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                        + "Sec-WebSocket-Key: " + key + "\r\nSec-WebSocket-Version: 13\r\n"
-                        + "Sec-WebSocket-Protocol: guacamole\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                InputStream in = socket.getInputStream();
-                String head = readHead(in);
-                assertTrue(head.startsWith("HTTP/1.1 101"), head);
-                if (!duringHandshake) {
-                    awaitText(in, "sync"); // the guacd handshake is over, the tunnel relays
-                }
-                byte[] payload = "4.sync,1.0;".getBytes(StandardCharsets.US_ASCII);
-                boolean masked = !what.startsWith("unmasked");
-                ByteArrayOutputStream frame = new ByteArrayOutputStream();
-                frame.write(Integer.parseInt(firstByte, 16));
-                frame.write((masked ? 0x80 : 0) | payload.length);
-                if (masked) {
-                    frame.write(new byte[] {0, 0, 0, 0}); // a zero mask: the payload as it is
-                }
-                frame.write(payload);
-                out.write(frame.toByteArray());
-                out.flush();
-                int code = closeCode(in);
-                assertTrue(code == 1002 || code == -1, what + ": closed with " + code);
-            }
+            breakProtocol(node, session, what, firstByte, duringHandshake);
             node.awaitStatus(session.sessionId(), SessionStatus.ERROR);
             node.assertNothingLeaks();
+        }
+    }
+
+    /** Through a relay: the owner hears of the violation, where it used to see a polite close. */
+    @Test
+    void aBrokenFrameAtTheRelayIsTheClientsErrorOnTheOwner() throws Exception {
+        try (TestCluster cluster = TestCluster.start(2, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 1 ? "5" : "100000",
+                "GW_COST_SSH_MB", "10"))) {
+            SessionInfo session = cluster.node(1).sshSession();
+            assertEquals("node-2", session.nodeId(), "node 1 has no room: the session is node 2's");
+            breakProtocol(cluster.node(1), session, "reserved bit RSV1 set", "C1", false);
+            cluster.node(2).awaitStatus(session.sessionId(), SessionStatus.ERROR);
+            for (TestNode node : cluster.nodes) {
+                node.assertNothingLeaks();
+            }
+        }
+    }
+
+    private static void breakProtocol(TestNode entry, SessionInfo session, String what, String firstByte,
+            boolean duringHandshake) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", entry.port())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            String key = Base64.getEncoder().encodeToString("0123456789abcdef".getBytes(StandardCharsets.US_ASCII));
+            out.write(("GET " + session.wsUrl() + "?ticket=" + entry.ticket(TestNode.ADMIN) + " HTTP/1.1\r\n"
+                    + "Host: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: " + key + "\r\nSec-WebSocket-Version: 13\r\n"
+                    + "Sec-WebSocket-Protocol: guacamole\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            String head = readHead(in);
+            assertTrue(head.startsWith("HTTP/1.1 101"), head);
+            if (!duringHandshake) {
+                awaitText(in, "sync"); // the guacd handshake is over, the tunnel relays
+            }
+            byte[] payload = "4.sync,1.0;".getBytes(StandardCharsets.US_ASCII);
+            boolean masked = !what.startsWith("unmasked");
+            ByteArrayOutputStream frame = new ByteArrayOutputStream();
+            frame.write(Integer.parseInt(firstByte, 16));
+            frame.write((masked ? 0x80 : 0) | payload.length);
+            if (masked) {
+                frame.write(new byte[] {0, 0, 0, 0}); // a zero mask: the payload as it is
+            }
+            frame.write(payload);
+            out.write(frame.toByteArray());
+            out.flush();
+            int code = closeCode(in);
+            assertTrue(code == 1002 || code == -1, what + ": closed with " + code);
         }
     }
 

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.testkit.client.WsClient;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +31,34 @@ class PingFloodTest {
             Thread.sleep(50);
         }
         return true;
+    }
+
+    @Test
+    void aClientThatNeverReadsIsCutAfterTheStallLimit() throws Exception {
+        try (TestNode node = TestNode.start(new SyntheticGuacdOptions(), Map.of("GW_STALL_TIMEOUT_SECS", "3"))) {
+            SessionInfo session = node.sshSession();
+            try (WsClient client = node.attach(session)) {
+                client.awaitInstruction("sync");
+                client.socket().pause();
+                StringBuilder batch = new StringBuilder();
+                for (int i = 0; i < 1000; i++) {
+                    batch.append("0.,4.ping,13.1234567890123;");
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < deadline && !client.socket().isClosed()
+                        && node.session(session.sessionId()).status() == SessionStatus.ACTIVE) {
+                    if (!client.socket().writeQueueFull()) {
+                        client.send(batch.toString());
+                    } else {
+                        Thread.sleep(50);
+                    }
+                }
+                node.awaitStatus(session.sessionId(), SessionStatus.ERROR);
+                String reason = node.session(session.sessionId()).endReason();
+                assertTrue(reason.contains("read nothing for 3 s"), reason);
+            }
+            node.assertNothingLeaks();
+        }
     }
 
     @Test

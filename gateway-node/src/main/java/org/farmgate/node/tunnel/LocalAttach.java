@@ -3,6 +3,7 @@ package org.farmgate.node.tunnel;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocket;
+import java.time.Duration;
 import org.farmgate.error.GatewayException;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.node.auth.Identity;
@@ -27,9 +28,12 @@ final class LocalAttach {
     private final GuacdClient guacd;
     private final String defaultTimezone;
     private final NodeMetrics metrics;
+    private final Duration stallLimit;
 
-    LocalAttach(Vertx vertx, SessionHost host, GuacdClient guacd, String defaultTimezone, NodeMetrics metrics) {
+    LocalAttach(Vertx vertx, SessionHost host, GuacdClient guacd, String defaultTimezone, Duration stallLimit,
+            NodeMetrics metrics) {
         this.metrics = metrics;
+        this.stallLimit = stallLimit;
         this.vertx = vertx;
         this.host = host;
         this.guacd = guacd;
@@ -58,7 +62,7 @@ final class LocalAttach {
                         clientGone(session, watch, "during the guacd handshake");
                         return;
                     }
-                    Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(), metrics,
+                    Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(), metrics, stallLimit,
                             end -> host.tunnelEnded(session, end));
                     if (!host.activate(session, tunnel)) {
                         connection.socket().close();

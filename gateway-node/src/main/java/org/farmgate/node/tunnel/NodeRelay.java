@@ -1,5 +1,6 @@
 package org.farmgate.node.tunnel;
 
+import io.netty.handler.codec.CorruptedFrameException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocket;
@@ -117,7 +118,13 @@ final class NodeRelay {
                 upstream.close();
             }
         });
-        browser.exceptionHandler(error -> LOG.debug("relayed browser WebSocket: {}", error.getMessage()));
+        browser.exceptionHandler(error -> {
+            LOG.debug("relayed browser WebSocket: {}", error.getMessage());
+            if (error instanceof CorruptedFrameException && !upstream.isClosed()) {
+                // The owner would else see a polite close and end the session "completed".
+                upstream.close(Tunnel.PROTOCOL_ERROR, "the browser broke the WebSocket protocol at the relay");
+            }
+        });
         browser.resume();
     }
 

@@ -7,6 +7,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocketBase;
 import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
@@ -28,8 +29,9 @@ import org.farmgate.protocol.WireLimits;
  * paused, and the destination's drain handler resumes it, so a slow browser slows guacd down instead of filling
  * this node's memory. The client's own messages are read only while the client reads too: the tunnel answers its
  * pings, and a client that sends pings without reading the echoes would otherwise have this node queue them without
- * end (480 MB in 24 s, then out of memory, once). Towards the client every text message holds whole instructions only (guacamole-common-js
- * drops a partial one); towards guacd only whole instructions are forwarded, after the tunnel's own internal
+ * end (480 MB in 24 s, then out of memory, once). A side held like this for longer than the stall limit is cut, with
+ * a timeout status: memory is bounded by the pause, the session's lifetime by the limit. Towards the client every
+ * text message holds whole instructions only (guacamole-common-js drops a partial one); towards guacd only whole instructions are forwarded, after the tunnel's own internal
  * instructions (empty opcode) were taken out: a {@code ping} is echoed, the rest dropped.
  *
  * <p>guacd's {@code error} is forwarded, then the WebSocket is closed with the error's status as the close reason,
@@ -43,6 +45,8 @@ public final class Tunnel implements SessionLink {
     static final int MAX_MESSAGE_BYTES = 65536;
     /** An internal instruction whose first argument is "ping"; the lengths make the prefix exact. */
     private static final byte[] PING = "0.,4.ping".getBytes(StandardCharsets.US_ASCII);
+    /** RFC 6455's close code for a protocol violation. */
+    static final short PROTOCOL_ERROR = 1002;
 
     private final Context context;
     private final WebSocketBase client;
@@ -68,10 +72,20 @@ public final class Tunnel implements SessionLink {
     /** Why the client's messages are not being read: guacd's queue is full, or the client's own (echoes). */
     private boolean clientHeldByGuacd;
     private boolean clientHeldByEchoes;
+    private final StallWatch clientStall;
+    private final StallWatch guacdStall;
 
+    /** @param stallLimit how long a side may read nothing while the other has data for it */
     public Tunnel(Vertx vertx, WebSocketBase client, GuacdConnection connection, String tunnelId,
-            NodeMetrics metrics, Consumer<TunnelEnd> listener) {
+            NodeMetrics metrics, Duration stallLimit, Consumer<TunnelEnd> listener) {
         this.metrics = metrics;
+        long limitMs = stallLimit.toMillis();
+        this.clientStall = new StallWatch(vertx, limitMs, () -> end(TunnelEnd.Cause.CLIENT_ERROR,
+                GuacamoleStatus.CLIENT_TIMEOUT.code(), "the client read nothing for " + stallLimit.toSeconds()
+                        + " s while the session had data for it", false));
+        this.guacdStall = new StallWatch(vertx, limitMs, () -> end(TunnelEnd.Cause.GUACD_ERROR,
+                GuacamoleStatus.UPSTREAM_TIMEOUT.code(), "guacd read nothing for " + stallLimit.toSeconds()
+                        + " s while the client had data for it", true));
         this.context = vertx.getOrCreateContext();
         this.client = client;
         this.guacd = connection.socket();
@@ -89,7 +103,7 @@ public final class Tunnel implements SessionLink {
         guacd.exceptionHandler(error -> end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(),
                 "guacd connection failed: " + error.getMessage(), true));
         client.handler(this::onClientData);
-        client.closeHandler(ignored -> end(TunnelEnd.Cause.CLIENT_LEFT, 0, "the client closed the WebSocket", false));
+        client.closeHandler(ignored -> onClientClosed());
         client.exceptionHandler(this::onClientFailure);
         if (connection.firstBytes().length() > 0) {
             onGuacdData(connection.firstBytes());
@@ -111,6 +125,20 @@ public final class Tunnel implements SessionLink {
                     "the client broke the WebSocket protocol: " + error.getMessage(), false);
         } else {
             end(TunnelEnd.Cause.CLIENT_LEFT, 0, "the WebSocket failed: " + error.getMessage(), false);
+        }
+    }
+
+    /**
+     * A close with 1002 (protocol error) is a broken client too: a relaying node forwards it so when the browser
+     * it relays broke the protocol there.
+     */
+    private void onClientClosed() {
+        Short code = client.closeStatusCode();
+        if (code != null && code == PROTOCOL_ERROR) {
+            end(TunnelEnd.Cause.CLIENT_ERROR, GuacamoleStatus.CLIENT_BAD_REQUEST.code(),
+                    "the client broke the WebSocket protocol: " + client.closeReason(), false);
+        } else {
+            end(TunnelEnd.Cause.CLIENT_LEFT, 0, "the client closed the WebSocket", false);
         }
     }
 
@@ -145,12 +173,14 @@ public final class Tunnel implements SessionLink {
         }
         if (client.writeQueueFull()) {
             guacd.pause();
+            clientStall.held();
             client.drainHandler(ignored -> clientDrained());
         }
     }
 
     /** The client's queue has room again: guacd may send, and the client's pings may be answered. */
     private void clientDrained() {
+        clientStall.released();
         guacd.resume();
         clientHeldByEchoes = false;
         resumeClient();
@@ -239,7 +269,9 @@ public final class Tunnel implements SessionLink {
         if (guacd.writeQueueFull()) {
             clientHeldByGuacd = true;
             client.pause();
+            guacdStall.held();
             guacd.drainHandler(ignored -> {
+                guacdStall.released();
                 clientHeldByGuacd = false;
                 resumeClient();
             });
@@ -249,6 +281,7 @@ public final class Tunnel implements SessionLink {
             clientHeldByEchoes = true;
             client.pause();
             guacd.pause();
+            clientStall.held();
             client.drainHandler(ignored -> clientDrained());
         }
     }
@@ -291,6 +324,8 @@ public final class Tunnel implements SessionLink {
             return;
         }
         ended = true;
+        clientStall.released();
+        guacdStall.released();
         if (!client.isClosed()) {
             if (status != 0 && sendErrorInstruction) {
                 client.writeTextMessage(Instruction.of("error", message, String.valueOf(status)).encode());

@@ -9,6 +9,7 @@ import io.vertx.core.http.ServerWebSocket;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -59,7 +60,7 @@ public final class TunnelEndpoint {
     public TunnelEndpoint(Vertx vertx, String nodeId, ClusterSecurity security, Authenticator auth,
             TicketService tickets,
             TicketService relayTickets, SessionHost host, SessionDirectory directory, NodeRegistry registry,
-            GuacdClient guacd, OriginPolicy origins, String defaultTimezone, NodeMetrics metrics) {
+            GuacdClient guacd, OriginPolicy origins, String defaultTimezone, Duration stallLimit, NodeMetrics metrics) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.auth = auth;
@@ -69,7 +70,7 @@ public final class TunnelEndpoint {
         this.directory = directory;
         this.registry = registry;
         this.origins = origins;
-        this.local = new LocalAttach(vertx, host, guacd, defaultTimezone, metrics);
+        this.local = new LocalAttach(vertx, host, guacd, defaultTimezone, stallLimit, metrics);
         this.relay = new NodeRelay(vertx, security, metrics);
     }
 
