@@ -1,4 +1,4 @@
-import {api, askToken, element, forgetToken, takeToken} from './common.js';
+import {api, askToken, element, plural, takeToken} from './common.js';
 
 const nodes = document.getElementById('nodes');
 const totals = document.getElementById('totals');
@@ -37,7 +37,7 @@ function row(node) {
     element('td', {}, bar(node.memory)),
     element('td', {}, `${s.ssh} / ${s.rdp} / ${s.vnc}`, element('div', {class: 'small'},
       `${node.sessions_total} of ${node.session_cap}`)),
-    element('td', {'data-fits-rdp': f.rdp}, `${f.rdp} / ${f.vnc} / ${f.ssh}`),
+    element('td', {'data-fits-rdp': f.rdp}, `${f.ssh} / ${f.rdp} / ${f.vnc}`),
     element('td', {}, node.guacd_healthy ? 'answering' : 'not answering',
       element('div', {class: 'small'}, `model ${mb(node.model_vs_measured.model_mb)} · measured `
         + mb(node.model_vs_measured.measured_mb))),
@@ -50,22 +50,19 @@ async function refresh() {
   try {
     view = await api('GET', '/api/cluster');
   } catch (error) {
-    if (error.status === 401 || error.status === 403) {
-      forgetToken();
-      location.reload();
-    }
-    document.getElementById('summary').textContent = 'error: ' + error.message;
+    document.getElementById('summary').textContent = error.status === 403
+      ? 'this page needs an admin token: ' + error.message : 'error: ' + error.message;
     return;
   }
   nodes.replaceChildren(...view.nodes.map(row));
   const t = view.totals;
   totals.replaceChildren(element('tr', {'data-total-sessions': t.sessions},
-    element('td', {}, `${t.nodes} nodes`), element('td', {}, `${t.nodes_up} up`),
+    element('td', {}, plural(t.nodes, 'node')), element('td', {}, `${t.nodes_up} up`),
     element('td', {}, `reserved ${mb(t.reserved_mb)} of ${mb(t.budget_mb)} · free ${mb(t.free_mb)}`),
-    element('td', {}, `${t.sessions} sessions`),
-    element('td', {}, `${t.fits.rdp} / ${t.fits.vnc} / ${t.fits.ssh}`), element('td'), element('td')));
-  document.getElementById('summary').textContent =
-    `${t.nodes} nodes · ${t.sessions} sessions · fits ${t.fits.rdp} more RDP, ${t.fits.vnc} VNC, ${t.fits.ssh} SSH`;
+    element('td', {}, plural(t.sessions, 'session')),
+    element('td', {}, `${t.fits.ssh} / ${t.fits.rdp} / ${t.fits.vnc}`), element('td'), element('td')));
+  document.getElementById('summary').textContent = `${plural(t.nodes, 'node')} · ${plural(t.sessions, 'session')}`
+    + ` · fits ${t.fits.ssh} more SSH, ${t.fits.rdp} RDP, ${t.fits.vnc} VNC`;
   const costs = Object.entries(view.cost_model).map(([p, c]) => `${p} ${c.at_1024x768_mb} MB`).join(', ');
   document.getElementById('model').textContent = 'cost model at 1024x768: ' + costs;
   refreshes += 1;
@@ -74,8 +71,18 @@ async function refresh() {
 }
 
 async function start() {
-  if (!takeToken()) {
-    await askToken(document.querySelector('form.token'));
+  const check = token => api('GET', '/api/cluster', undefined, token);
+  const token = await takeToken();
+  let reason = null;
+  if (token) {
+    try {
+      await check(token);
+    } catch (error) {
+      reason = error.status === 401 ? 'The saved token is no longer valid.' : error.message;
+    }
+  }
+  if (!token || reason) {
+    await askToken(document.querySelector('form.token'), check, reason);
   }
   document.getElementById('main').hidden = false;
   await refresh();

@@ -1,183 +1,446 @@
 import Guacamole from './vendor/guacamole-common.js';
-import {api, askToken, element, forgetToken, fragmentParam, takeToken} from './common.js';
+import {api, askToken, element, fragmentParam, takeToken} from './common.js';
+import {statusText} from './status-text.js';
 
-const statusBar = document.getElementById('status');
-const display = document.getElementById('display');
-const view = document.getElementById('session-view');
-const lists = document.getElementById('lists');
-const clipboard = document.getElementById('clipboard');
+const $ = id => document.getElementById(id);
+const statusBar = $('status');
+const view = $('session-view');
+const area = $('display-area');
+const displayBox = $('display');
+const menu = $('menu');
+const clipboard = $('clipboard');
 const STATES = ['idle', 'connecting', 'waiting', 'connected', 'disconnecting', 'disconnected'];
+const MODIFIERS = {control: [0xFFE3, 0xFFE4], alt: [0xFFE9, 0xFFEA], shift: [0xFFE1, 0xFFE2]};
+const RECONNECT_SECONDS = 10;
 
-let client = null;
-let keyboard = null;
-let again = null; // how to get a fresh session for "Reconnect"
+let current = null; // {client, keyboard, session, again, leaving, countdown}
+let isAdmin = false;
 
 function status(text, error) {
   statusBar.textContent = text;
   statusBar.className = error ? 'error' : '';
 }
 
-/** Opens the Guacamole tunnel to a pending session and shows its display. */
-async function connect(session, reconnect) {
-  disconnect();
-  again = reconnect;
+/** The room the display has: what a new session is created with, and what it follows. */
+function areaSize() {
+  const width = area.clientWidth || window.innerWidth;
+  const height = area.clientHeight || (window.innerHeight - 40);
+  return {width: Math.max(640, Math.floor(width)), height: Math.max(480, Math.floor(height)),
+    dpi: Math.round(96 * (window.devicePixelRatio || 1))};
+}
+
+function target(session) {
+  return `${session.hostname}:${session.port}`;
+}
+
+/** Opens the Guacamole tunnel to a pending session and shows its display; {@code again} makes a new one. */
+async function connect(session, again) {
+  leave();
+  view.hidden = false;
   const {ticket} = await api('POST', '/api/ws-ticket');
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const tunnel = new Guacamole.WebSocketTunnel(`${scheme}//${location.host}${session.ws_url}`);
-  client = new Guacamole.Client(tunnel);
-  display.replaceChildren(client.getDisplay().getElement());
-  view.hidden = false;
-  lists.hidden = true;
-  document.getElementById('session-label').textContent =
-    `${session.session_type}://${session.hostname} · session ${session.session_id} on ${session.node_id}`;
+  const client = new Guacamole.Client(tunnel);
+  const state = {client, session, again, leaving: false, failed: false, countdown: null, keyboard: null};
+  current = state;
+  const display = client.getDisplay();
+  displayBox.replaceChildren(display.getElement());
+  $('session-label').textContent = `${session.session_type}://${target(session)} · ${session.node_id}`;
+  hideOverlay();
 
-  client.onstatechange = state => {
-    document.body.dataset.state = STATES[state];
-    if (state === 3) {
-      status(`connected to ${session.hostname}`);
-    } else if (state === 5 && !document.body.dataset.error) {
-      status('disconnected');
+  const fail = (code, message) => {
+    if (state.leaving || state.failed) {
+      return;
+    }
+    state.failed = true;
+    document.body.dataset.error = code;
+    showOverlay(statusText(code, message, target(session)), `status ${code}: ${message || ''}`, state);
+  };
+  tunnel.onerror = error => fail(error.code, error.message);
+  client.onerror = error => fail(error.code, error.message);
+  tunnel.onstatechange = tunnelState => {
+    // CLOSED without an error: the node that served the page (or the network) went away.
+    if (tunnelState === Guacamole.Tunnel.State.CLOSED && !state.leaving && !state.failed) {
+      state.failed = true;
+      showOverlay('The connection to the gateway was lost.', 'the WebSocket closed', state);
     }
   };
-  client.onerror = error => {
-    document.body.dataset.error = error.code;
-    status(`Guacamole status ${error.code}: ${error.message}`, true);
+  client.onstatechange = clientState => {
+    document.body.dataset.state = STATES[clientState];
+    if (clientState === 3) {
+      status(`connected to ${target(session)}`);
+      hideOverlay();
+      fit();
+    } else if (clientState === 5 && !state.leaving && !state.failed) {
+      state.failed = true;
+      showOverlay('The session has ended.', '', state);
+    }
   };
+  display.onresize = () => fit();
   client.onclipboard = (stream, mimetype) => {
-    if (/^text\//.test(mimetype)) {
-      const reader = new Guacamole.StringReader(stream);
-      let text = '';
-      reader.ontext = chunk => { text += chunk; };
-      reader.onend = () => { clipboard.value = text; };
+    if (!/^text\//.test(mimetype)) {
+      return;
     }
+    const reader = new Guacamole.StringReader(stream);
+    let text = '';
+    reader.ontext = chunk => { text += chunk; };
+    reader.onend = () => {
+      clipboard.value = text;
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).catch(() => {}); // the browser may refuse without a gesture
+      }
+    };
   };
+  client.onfilesystem = (object, name) => {
+    $('files').hidden = false;
+    $('upload-target').textContent = name;
+    $('upload').onchange = event => upload(client, object, event.target.files[0]);
+  };
+  client.onfile = (stream, mimetype, filename) => download(stream, mimetype, filename);
 
-  const mouse = new Guacamole.Mouse(client.getDisplay().getElement());
-  mouse.onEach(['mousedown', 'mouseup', 'mousemove'], event => client.sendMouseState(event.state, true));
-  keyboard = new Guacamole.Keyboard(document);
-  keyboard.onkeydown = keysym => { if (document.activeElement !== clipboard) client.sendKeyEvent(1, keysym); };
-  keyboard.onkeyup = keysym => { if (document.activeElement !== clipboard) client.sendKeyEvent(0, keysym); };
-
-  const params = new URLSearchParams({
-    ticket,
-    GUAC_WIDTH: String(window.innerWidth - 40),
-    GUAC_HEIGHT: String(window.innerHeight - 160),
-    GUAC_DPI: String(Math.round(96 * window.devicePixelRatio)),
-    GUAC_TIMEZONE: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  const mouse = new Guacamole.Mouse(display.getElement());
+  mouse.onEach(['mousedown', 'mouseup', 'mousemove', 'mousewheel'], event => {
+    if (current === state && menu.hidden) {
+      client.sendMouseState(event.state, true);
+    }
   });
+  state.keyboard = keyboardFor(state);
+
+  const size = areaSize();
+  const params = new URLSearchParams({ticket, GUAC_WIDTH: String(size.width), GUAC_HEIGHT: String(size.height),
+    GUAC_DPI: String(size.dpi), GUAC_TIMEZONE: Intl.DateTimeFormat().resolvedOptions().timeZone});
   for (const type of ['audio/L8', 'audio/L16']) params.append('GUAC_AUDIO', type);
   for (const type of ['image/png', 'image/jpeg', 'image/webp']) params.append('GUAC_IMAGE', type);
   document.body.dataset.error = '';
   status('connecting…');
   client.connect(params.toString());
-  display.focus();
+  displayBox.focus();
 }
 
-function disconnect() {
-  if (keyboard) {
-    keyboard.onkeydown = keyboard.onkeyup = null;
-    keyboard = null;
+/** Keys go to the remote side, but Ctrl+Alt+Shift opens and closes the menu, as in Apache Guacamole. */
+function keyboardFor(state) {
+  const keyboard = new Guacamole.Keyboard(document);
+  const held = new Set();
+  const all = group => MODIFIERS[group].some(keysym => held.has(keysym));
+  keyboard.onkeydown = keysym => {
+    held.add(keysym);
+    if (all('control') && all('alt') && all('shift')) {
+      for (const keysym of held) {
+        state.client.sendKeyEvent(0, keysym);
+      }
+      held.clear();
+      keyboard.reset();
+      toggleMenu();
+      return false;
+    }
+    if (!menu.hidden || document.activeElement === clipboard) {
+      return true;
+    }
+    state.client.sendKeyEvent(1, keysym);
+    return false;
+  };
+  keyboard.onkeyup = keysym => {
+    held.delete(keysym);
+    if (menu.hidden && document.activeElement !== clipboard) {
+      state.client.sendKeyEvent(0, keysym);
+    }
+  };
+  return keyboard;
+}
+
+function sendKeys(keysyms) {
+  if (!current) {
+    return;
   }
-  if (client) {
-    client.disconnect();
-    client = null;
+  for (const keysym of keysyms) current.client.sendKeyEvent(1, keysym);
+  for (const keysym of [...keysyms].reverse()) current.client.sendKeyEvent(0, keysym);
+}
+
+function toggleMenu() {
+  menu.hidden = !menu.hidden;
+  if (menu.hidden) {
+    displayBox.focus();
+  } else {
+    clipboard.focus();
   }
 }
 
-window.addEventListener('resize', () => {
-  if (client) {
-    client.sendSize(window.innerWidth - 40, window.innerHeight - 160);
+/** Scales the remote display to the room it has (never up), when "fit to window" is on. */
+function fit() {
+  if (!current) {
+    return;
   }
-});
-
-clipboard.addEventListener('change', () => {
-  if (client) {
-    const writer = new Guacamole.StringWriter(client.createClipboardStream('text/plain'));
-    writer.sendText(clipboard.value);
-    writer.sendEnd();
+  const display = current.client.getDisplay();
+  const width = display.getWidth();
+  const height = display.getHeight();
+  if (!width || !height) {
+    return;
   }
-});
+  const scale = $('fit').checked ? Math.min(1, area.clientWidth / width, area.clientHeight / height) : 1;
+  display.scale(scale);
+  document.body.dataset.scale = scale.toFixed(3);
+}
 
-document.getElementById('disconnect').onclick = () => {
-  disconnect();
+/** Asks the remote side to take the new size (SSH, VNC where it can, RDP by display-update), then fits. */
+function followWindow() {
+  if (current) {
+    const size = areaSize();
+    current.client.sendSize(size.width, size.height);
+    fit();
+  }
+}
+
+function showOverlay(text, detail, state) {
+  $('overlay-text').textContent = text;
+  $('overlay-code').textContent = detail || '';
+  $('overlay').hidden = false;
+  status(text, true);
+  const reconnect = $('overlay-reconnect');
+  reconnect.hidden = !state.again;
+  if (state.again && detail === 'the WebSocket closed') {
+    let left = RECONNECT_SECONDS;
+    reconnect.textContent = `Reconnect (${left})`;
+    state.countdown = setInterval(() => {
+      left -= 1;
+      reconnect.textContent = `Reconnect (${left})`;
+      if (left <= 0) {
+        reconnect.click();
+      }
+    }, 1000);
+  } else {
+    reconnect.textContent = 'Reconnect';
+  }
+}
+
+function hideOverlay() {
+  $('overlay').hidden = true;
+  if (current && current.countdown) {
+    clearInterval(current.countdown);
+    current.countdown = null;
+  }
+}
+
+/** Ends this page's use of the session: the tunnel closes, and the node ends the session. */
+function leave() {
+  if (!current) {
+    return;
+  }
+  const state = current;
+  current = null;
+  state.leaving = true;
+  if (state.countdown) {
+    clearInterval(state.countdown);
+  }
+  if (state.keyboard) {
+    state.keyboard.onkeydown = state.keyboard.onkeyup = null;
+  }
+  state.client.disconnect();
+}
+
+function backToLists() {
+  leave();
+  hideOverlay();
+  menu.hidden = true;
   view.hidden = true;
-  lists.hidden = false;
+  document.body.dataset.state = 'idle';
   refresh();
-};
+}
 
-document.getElementById('reconnect').onclick = async () => {
+function upload(client, filesystem, file) {
+  if (!file) {
+    return;
+  }
+  const stream = filesystem.createOutputStream(file.type || 'application/octet-stream', '/' + file.name);
+  const writer = new Guacamole.BlobWriter(stream);
+  writer.oncomplete = () => { $('transfers').textContent = `uploaded ${file.name}`; };
+  writer.onerror = error => { $('transfers').textContent = `upload of ${file.name} failed: ${error.message}`; };
+  writer.onprogress = (blob, offset) => { $('transfers').textContent = `${file.name}: ${offset} of ${file.size}`; };
+  writer.sendBlob(file);
+}
+
+function download(stream, mimetype, filename) {
+  const reader = new Guacamole.BlobReader(stream, mimetype);
+  $('transfers').textContent = `receiving ${filename}…`;
+  $('files').hidden = false;
+  reader.onend = () => {
+    const link = element('a', {href: URL.createObjectURL(reader.getBlob()), download: filename});
+    link.click();
+    $('transfers').textContent = `received ${filename}`;
+  };
+}
+
+window.addEventListener('resize', followWindow);
+document.addEventListener('fullscreenchange', followWindow);
+$('fit').onchange = fit;
+$('fullscreen').onclick = () => (document.fullscreenElement ? document.exitFullscreen()
+  : view.requestFullscreen()).catch(error => status(error.message, true));
+$('ctrl-alt-del').onclick = () => sendKeys([0xFFE3, 0xFFE9, 0xFFFF]);
+$('menu-button').onclick = toggleMenu;
+$('menu-close').onclick = toggleMenu;
+for (const button of menu.querySelectorAll('button[data-keys]')) {
+  button.onclick = () => sendKeys(button.dataset.keys.split(',').map(Number));
+}
+$('disconnect').onclick = backToLists;
+$('overlay-close').onclick = backToLists;
+$('overlay-reconnect').onclick = async () => {
+  const again = current && current.again;
   if (!again) {
-    status('this session was not opened here; create a new one', true);
     return;
   }
   try {
     await connect(await again(), again);
   } catch (error) {
-    status(error.message, true);
+    showOverlay(error.message, `HTTP ${error.status || ''}`, {again});
   }
 };
+clipboard.addEventListener('input', () => {
+  if (current) {
+    const writer = new Guacamole.StringWriter(current.client.createClipboardStream('text/plain'));
+    writer.sendText(clipboard.value);
+    writer.sendEnd();
+  }
+});
 
-document.getElementById('create').onsubmit = async event => {
+const form = $('create');
+form.session_type.onchange = () => { form.dataset.type = form.session_type.value; };
+
+/** The create body: what the form says, and the display the window has room for. */
+function createBody() {
+  const data = new FormData(form);
+  const type = data.get('session_type');
+  const size = areaSize();
+  const body = {session_type: type, hostname: data.get('hostname'), width: size.width, height: size.height,
+    dpi: size.dpi};
+  if (data.get('port')) body.port = Number(data.get('port'));
+  for (const field of ['username', 'password']) {
+    if (data.get(field)) body[field] = data.get(field);
+  }
+  if (type === 'rdp') {
+    if (data.get('domain')) body.domain = data.get('domain');
+    if (data.get('security')) body.security = data.get('security');
+    if (data.get('ignore_cert')) body.ignore_cert = true;
+    body.resize_method = 'display-update';
+  }
+  if (type === 'ssh') {
+    if (data.get('private_key')) body.private_key = data.get('private_key');
+    if (data.get('passphrase')) body.passphrase = data.get('passphrase');
+    if (data.get('enable_sftp')) body.enable_sftp = true;
+  }
+  return body;
+}
+
+form.onsubmit = async event => {
   event.preventDefault();
-  const form = new FormData(event.target);
-  const body = {session_type: form.get('session_type'), hostname: form.get('hostname')};
-  if (form.get('port')) body.port = Number(form.get('port'));
-  if (form.get('username')) body.username = form.get('username');
-  if (form.get('password')) body.password = form.get('password');
-  const create = () => api('POST', '/api/sessions', body); // the credentials stay in this page's memory only
+  const body = createBody(); // the credentials stay in this page's memory only
+  const create = () => api('POST', '/api/sessions', body);
   try {
     await connect(await create(), create);
   } catch (error) {
+    view.hidden = true;
     status(error.message, true);
   }
 };
 
+function sessionRow(s) {
+  const live = s.status === 'pending' || s.status === 'active';
+  return element('tr', {'data-session': s.session_id},
+    element('td', {}, s.session_id.slice(0, 8)), element('td', {}, s.session_type),
+    element('td', {}, target(s)), element('td', {}, s.created_by || ''),
+    element('td', {}, s.status, s.end_reason ? element('div', {class: 'small'}, s.end_reason) : null),
+    element('td', {}, s.node_id),
+    element('td', {}, s.status === 'pending' ? element('button', {class: 'primary',
+      onclick: () => connect(s, null).catch(error => status(error.message, true))}, 'Open') : null,
+    live ? element('button', {onclick: async () => {
+      await api('DELETE', `/api/sessions/${s.session_id}`).catch(error => status(error.message, true));
+      refresh();
+    }}, 'End') : null));
+}
+
+async function refreshSessions() {
+  const all = isAdmin && $('everyone').checked;
+  const sessions = await api('GET', '/api/sessions' + (all ? '?all=true' : ''));
+  $('sessions').replaceChildren(...sessions.map(sessionRow));
+}
+
+/** The address book as a tree: folders by path, indented by depth, filtered by the search box. */
+let book = null;
+
+function renderBook() {
+  const query = $('search').value.trim().toLowerCase();
+  const rows = [];
+  const folders = [...book.folders].sort((a, b) => a.path.localeCompare(b.path));
+  for (const folder of folders) {
+    const depth = folder.path.split('/').length - 1;
+    const entries = folder.entries.filter(entry => !query || [entry.name, entry.display_name, entry.hostname,
+      entry.description, folder.path].some(text => text && String(text).toLowerCase().includes(query)));
+    if (query && entries.length === 0) {
+      continue;
+    }
+    rows.push(element('tr', {class: 'folder'}, element('td', {colspan: 5, style: `padding-left:${0.7 + depth}rem`},
+      folder.path, folder.description ? element('span', {class: 'small'}, ' · ' + folder.description) : null)));
+    for (const entry of entries) {
+      const open = () => api('POST', `/api/addressbook/folders/${encodeURIComponent(folder.scope)}/`
+        + `${encodeURIComponent(folder.path)}/entries/${encodeURIComponent(entry.name)}/connect`, areaSize());
+      rows.push(element('tr', {'data-entry': `${folder.path}/${entry.name}`},
+        element('td', {style: `padding-left:${1.7 + depth}rem`}, entry.display_name || entry.name),
+        element('td', {}, entry.session_type), element('td', {}, `${entry.hostname}:${entry.port || ''}`),
+        element('td', {class: 'small'}, entry.description || ''),
+        element('td', {}, element('button', {class: 'primary', onclick: async () => {
+          try {
+            await connect(await open(), open);
+          } catch (error) {
+            view.hidden = true;
+            status(error.message, true);
+          }
+        }}, 'Connect'))));
+    }
+  }
+  $('addressbook').replaceChildren(...rows);
+}
+
 async function refresh() {
   try {
-    const sessions = await api('GET', '/api/sessions');
-    document.getElementById('sessions').replaceChildren(...sessions.map(s => element('tr', {'data-session': s.session_id},
-      element('td', {}, s.session_id.slice(0, 8)), element('td', {}, s.session_type),
-      element('td', {}, `${s.hostname}:${s.port}`), element('td', {}, s.status, s.end_reason
-        ? element('div', {class: 'small'}, s.end_reason) : null),
-      element('td', {}, s.node_id),
-      element('td', {}, s.status === 'pending' ? element('button', {class: 'primary', onclick: () => connect(s, null)},
-        'Connect') : null, s.status === 'pending' || s.status === 'active' ? element('button', {onclick: async () => {
-        await api('DELETE', `/api/sessions/${s.session_id}`); refresh(); }}, 'Delete') : null))));
+    await refreshSessions();
   } catch (error) {
-    if (error.status === 401) {
-      forgetToken();
-      location.reload();
-      return;
-    }
     status(error.message, true);
   }
   try {
-    const book = await api('GET', '/api/addressbook');
-    const rows = [];
-    for (const folder of book.folders) {
-      for (const entry of folder.entries) {
-        const open = () => api('POST', `/api/addressbook/folders/${encodeURIComponent(folder.scope)}/`
-          + `${encodeURIComponent(folder.path)}/entries/${encodeURIComponent(entry.name)}/connect`, {});
-        rows.push(element('tr', {}, element('td', {}, folder.name), element('td', {}, entry.display_name || entry.name),
-          element('td', {}, entry.session_type), element('td', {}, `${entry.hostname}:${entry.port || ''}`),
-          element('td', {}, element('button', {class: 'primary', onclick: async () => {
-            try { await connect(await open(), open); } catch (error) { status(error.message, true); } }},
-          'Connect'))));
-      }
-    }
-    document.getElementById('addressbook').replaceChildren(...rows);
-    document.getElementById('addressbook-section').hidden = rows.length === 0;
+    book = await api('GET', '/api/addressbook');
+    $('addressbook-section').hidden = book.folders.length === 0;
+    renderBook();
   } catch (error) {
-    document.getElementById('addressbook-section').hidden = true; // no address book here
+    $('addressbook-section').hidden = true; // no address book on this node
   }
 }
 
+$('search').oninput = () => book && renderBook();
+$('everyone').onchange = refresh;
+
 async function start() {
-  if (!takeToken()) {
-    await askToken(document.querySelector('form.token'));
+  const check = token => api('GET', '/api/sessions', undefined, token);
+  const token = await takeToken();
+  let reason = null;
+  if (token) {
+    try {
+      await check(token);
+    } catch (error) {
+      reason = error.status === 401 ? 'The saved token is no longer valid (revoked or expired).' : error.message;
+    }
   }
-  document.getElementById('main').hidden = false;
+  if (!token || reason) {
+    await askToken(document.querySelector('form.token'), check, reason);
+  }
+  try {
+    await api('GET', '/api/cluster');
+    isAdmin = true;
+  } catch (error) {
+    isAdmin = false; // a person without admin rights sees no admin links
+  }
+  $('admin-link').hidden = !isAdmin;
+  $('everyone-toggle').hidden = !isAdmin;
+  $('main').hidden = false;
   await refresh();
+  setInterval(() => { if (view.hidden) refresh(); }, 5000);
   const session = fragmentParam('connect');
   if (session) {
     try {

@@ -1,13 +1,45 @@
-// What both pages share: the token (from #token=..., then kept in sessionStorage only) and JSON API calls.
+// What the pages share: the token (from #token=..., then kept in sessionStorage only, and handed to this origin's
+// other tabs over a BroadcastChannel so that a new tab need not ask again), JSON API calls, and small DOM helpers.
 const KEY = 'farmgate.token';
+const channel = 'BroadcastChannel' in window ? new BroadcastChannel('farmgate.token') : null;
 
-export function takeToken() {
+if (channel) {
+  channel.onmessage = event => {
+    if (event.data === 'ask' && sessionStorage.getItem(KEY)) {
+      channel.postMessage({token: sessionStorage.getItem(KEY)});
+    } else if (event.data === 'forget') {
+      sessionStorage.removeItem(KEY);
+    }
+  };
+}
+
+/** The token: from the address bar (then removed from it), this tab, or another open tab of this origin. */
+export async function takeToken() {
   const fragment = new URLSearchParams(location.hash.slice(1));
   if (fragment.has('token')) {
     sessionStorage.setItem(KEY, fragment.get('token'));
     fragment.delete('token');
     const rest = fragment.toString();
     history.replaceState(null, '', location.pathname + location.search + (rest ? '#' + rest : ''));
+  }
+  if (!sessionStorage.getItem(KEY) && channel) {
+    const answer = await new Promise(resolve => {
+      const timer = setTimeout(() => resolve(null), 300);
+      const previous = channel.onmessage;
+      channel.onmessage = event => {
+        if (event.data && event.data.token) {
+          clearTimeout(timer);
+          channel.onmessage = previous;
+          resolve(event.data.token);
+        } else {
+          previous(event);
+        }
+      };
+      channel.postMessage('ask');
+    });
+    if (answer) {
+      sessionStorage.setItem(KEY, answer);
+    }
   }
   return sessionStorage.getItem(KEY);
 }
@@ -16,8 +48,12 @@ export function fragmentParam(name) {
   return new URLSearchParams(location.hash.slice(1)).get(name);
 }
 
+/** Forgets the token here and in the other tabs. */
 export function forgetToken() {
   sessionStorage.removeItem(KEY);
+  if (channel) {
+    channel.postMessage('forget');
+  }
 }
 
 export class ApiError extends Error {
@@ -27,8 +63,8 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, path, body) {
-  const headers = {'Authorization': 'Bearer ' + sessionStorage.getItem(KEY)};
+export async function api(method, path, body, token) {
+  const headers = {'Authorization': 'Bearer ' + (token || sessionStorage.getItem(KEY))};
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
   }
@@ -43,35 +79,50 @@ export async function api(method, path, body) {
   return json;
 }
 
-/** Shows the token form until a token is given; resolves with it. */
-export function askToken(form) {
+/**
+ * Shows the token form until a token the node accepts is given (checked with {@code check}); says why when one is
+ * refused instead of showing the form again silently. Resolves with the token.
+ */
+export function askToken(form, check, reason) {
   return new Promise(resolve => {
+    const problem = form.querySelector('.problem');
+    problem.textContent = reason || '';
     form.hidden = false;
-    form.onsubmit = event => {
+    form.onsubmit = async event => {
       event.preventDefault();
       const value = form.querySelector('input').value.trim();
-      if (value) {
-        sessionStorage.setItem(KEY, value);
-        form.hidden = true;
-        resolve(value);
+      if (!value) {
+        return;
       }
+      try {
+        await check(value);
+      } catch (error) {
+        problem.textContent = error.status === 401 ? 'This token is not valid (unknown, revoked or expired).'
+          : error.status === 403 ? error.message : 'The gateway did not answer: ' + error.message;
+        return;
+      }
+      sessionStorage.setItem(KEY, value);
+      form.hidden = true;
+      resolve(value);
     };
   });
+}
+
+export function plural(count, one, many) {
+  return `${count} ${count === 1 ? one : many || one + 's'}`;
 }
 
 export function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
-    if (name === 'onclick') {
-      node.onclick = value;
-    } else if (name === 'style') {
-      node.setAttribute('style', value);
-    } else {
-      node.setAttribute(name, value);
+    if (name.startsWith('on')) {
+      node[name] = value;
+    } else if (value !== null && value !== undefined && value !== false) {
+      node.setAttribute(name, value === true ? '' : value);
     }
   }
-  for (const child of children) {
-    if (child !== null && child !== undefined) {
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined && child !== false) {
       node.append(child instanceof Node ? child : String(child));
     }
   }

@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
+import org.farmgate.protocol.Instruction;
 import org.farmgate.testkit.browser.HeadlessChromium;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -78,13 +81,98 @@ class BrowserPagesTest {
     }
 
     @Test
-    void theClientPageShowsGuacamolesStatusOnErrors() throws Exception {
+    void theClientPageSaysInWordsWhatWentWrong() throws Exception {
         try (TestNode node = TestNode.start(); HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
             SessionInfo session = node.createSession(TestNode.ADMIN, "{\"hostname\":\"127.0.0.1\",\"port\":9}");
             chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN + "&connect="
                     + session.sessionId());
             assertEquals("515", chromium.awaitValue("document.body.dataset.error", "515", 15_000));
-            assertTrue(chromium.evaluate("document.getElementById('status').textContent").contains("515"));
+            assertEquals("The remote machine cannot be reached at 127.0.0.1:9.",
+                    chromium.evaluate("document.getElementById('overlay-text').textContent"));
+            assertTrue(chromium.evaluate("document.getElementById('overlay-code').textContent").startsWith(
+                    "status 515"), "the number stays, small, for support");
+        }
+    }
+
+    /**
+     * An RDP desktop is drawn on Guacamole's default layer (z-index -1): it must be what the page shows, not the
+     * black background of the display's box (the desktop was painted beneath it).
+     */
+    @Test
+    void anRdpDesktopIsVisibleAndTakesTheWindowsSize() throws Exception {
+        SyntheticGuacdOptions green = new SyntheticGuacdOptions().afterReady(List.of(
+                Instruction.of("rect", "0", "0", "0", "4000", "4000"),
+                Instruction.of("cfill", "14", "0", "0", "200", "0", "255"),
+                Instruction.of("sync", "1", "0")));
+        try (TestNode node = TestNode.start(green, Map.of()); HeadlessChromium chromium = new HeadlessChromium(1280,
+                800)) {
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN);
+            chromium.awaitValue("String(!document.getElementById('main').hidden)", "true", 10_000);
+            chromium.evaluate("(() => { const f = document.getElementById('create'); f.session_type.value = 'rdp';"
+                    + " f.session_type.onchange(); f.hostname.value = '127.0.0.1'; f.ignore_cert.checked = true;"
+                    + " f.requestSubmit(); return 'ok'; })()");
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000),
+                    chromium.evaluate("document.getElementById('status').textContent"));
+            chromium.awaitValue("String(document.querySelectorAll('#display canvas').length > 0)", "true", 10_000);
+            Path shot = SHOTS.resolve("client-rdp.png");
+            Thread.sleep(500); // a frame for the fill to be painted
+            chromium.screenshot(shot);
+            java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(shot.toFile());
+            String[] center = chromium.evaluate("(() => { const r = document.getElementById('display')"
+                    + ".getBoundingClientRect(); return Math.round(r.left + r.width / 2) + ',' + Math.round(r.top"
+                    + " + r.height / 2); })()").split(",");
+            int rgb = image.getRGB(Integer.parseInt(center[0]), Integer.parseInt(center[1]));
+            int red = (rgb >> 16) & 0xff;
+            int greenValue = (rgb >> 8) & 0xff;
+            assertTrue(greenValue > 150 && red < 60, "the middle of the display is the desktop's green, not black: #"
+                    + Integer.toHexString(rgb & 0xffffff));
+
+            Map<String, String> connect = node.guacd.lastSession().connectValues();
+            assertEquals("true", connect.get("ignore-cert"), "the form's RDP fields reach guacd");
+            assertEquals("display-update", connect.get("resize-method"), "RDP follows the window");
+            List<String> size = node.guacd.lastSession().handshake().get("size");
+            int width = Integer.parseInt(size.get(0));
+            int height = Integer.parseInt(size.get(1));
+            assertTrue(width > 1100 && width <= 1280 && height > 600 && height < 800,
+                    "the session takes the window's room, not 1024x768: " + size);
+        }
+    }
+
+    @Test
+    void whenThePagesNodeDiesThePageSaysSo() throws Exception {
+        try (TestCluster cluster = TestCluster.start(2, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 2 ? "5000" : "100"));
+                HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
+            SessionInfo session = cluster.node(1).sshSession();
+            assertEquals("node-2", session.nodeId());
+            chromium.navigate("http://127.0.0.1:" + cluster.node(1).port() + "/#token=" + TestNode.ADMIN
+                    + "&connect=" + session.sessionId());
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000));
+            cluster.node(1).crash();
+            assertEquals("The connection to the gateway was lost.", chromium.awaitValue(
+                    "document.getElementById('overlay').hidden ? '' : document.getElementById('overlay-text')"
+                            + ".textContent", "The connection to the gateway was lost.", 20_000),
+                    "the page no longer stays 'connected' on a frozen screen");
+        }
+    }
+
+    @Test
+    void aWrongTokenIsRefusedWithAReason() throws Exception {
+        try (TestNode node = TestNode.start(); HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=gwt_not-a-token");
+            assertEquals("The saved token is no longer valid (revoked or expired).", chromium.awaitValue(
+                    "document.querySelector('form.token .problem').textContent",
+                    "The saved token is no longer valid (revoked or expired).", 10_000));
+            chromium.evaluate("(() => { const f = document.querySelector('form.token');"
+                    + " f.querySelector('input').value = 'still-wrong'; f.requestSubmit(); return 'ok'; })()");
+            assertEquals("This token is not valid (unknown, revoked or expired).", chromium.awaitValue(
+                    "document.querySelector('form.token .problem').textContent",
+                    "This token is not valid (unknown, revoked or expired).", 10_000));
+            String viewer = node.createToken("page-viewer", "viewer");
+            chromium.evaluate("(() => { const f = document.querySelector('form.token');"
+                    + " f.querySelector('input').value = '" + viewer + "'; f.requestSubmit(); return 'ok'; })()");
+            chromium.awaitValue("String(!document.getElementById('main').hidden)", "true", 10_000);
+            assertEquals("true", chromium.evaluate("String(document.getElementById('admin-link').hidden)"),
+                    "a person without admin rights sees no admin link");
         }
     }
 }
