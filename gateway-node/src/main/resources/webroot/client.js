@@ -12,6 +12,7 @@ const clipboard = $('clipboard');
 const STATES = ['idle', 'connecting', 'waiting', 'connected', 'disconnecting', 'disconnected'];
 const MODIFIERS = {control: [0xFFE3, 0xFFE4], alt: [0xFFE9, 0xFFEA], shift: [0xFFE1, 0xFFE2]};
 const RECONNECT_SECONDS = 10;
+const SESSION_KEY = 'farmgate.session'; // the session this tab shows: a reload comes back to it
 
 let current = null; // {client, keyboard, session, again, leaving, countdown}
 let isAdmin = false;
@@ -43,6 +44,7 @@ async function connect(session, again) {
   const client = new Guacamole.Client(tunnel);
   const state = {client, session, again, leaving: false, failed: false, countdown: null, keyboard: null};
   current = state;
+  sessionStorage.setItem(SESSION_KEY, session.session_id);
   const display = client.getDisplay();
   displayBox.replaceChildren(display.getElement());
   $('session-label').textContent = `${session.session_type}://${target(session)} · ${session.node_id}`;
@@ -196,8 +198,7 @@ function showOverlay(text, detail, state) {
   $('overlay').hidden = false;
   status(text, true);
   const reconnect = $('overlay-reconnect');
-  reconnect.hidden = !state.again;
-  if (state.again && detail === 'the WebSocket closed') {
+  if (detail === 'the WebSocket closed') {
     let left = RECONNECT_SECONDS;
     reconnect.textContent = `Reconnect (${left})`;
     state.countdown = setInterval(() => {
@@ -238,6 +239,7 @@ function leave() {
 }
 
 function backToLists() {
+  sessionStorage.removeItem(SESSION_KEY);
   leave();
   hideOverlay();
   menu.hidden = true;
@@ -282,15 +284,36 @@ for (const button of menu.querySelectorAll('button[data-keys]')) {
 }
 $('disconnect').onclick = backToLists;
 $('overlay-close').onclick = backToLists;
-$('overlay-reconnect').onclick = async () => {
-  const again = current && current.again;
+/**
+ * Back to the same session while it lives (the node holds it a while for a client that went, and any node reaches
+ * it), else a new one where the page can make it.
+ */
+async function resume(sessionId, again) {
+  try {
+    const session = await api('GET', `/api/sessions/${sessionId}`);
+    if (session.status === 'active' || session.status === 'pending') {
+      return session;
+    }
+  } catch (error) {
+    if (!again) {
+      throw error;
+    }
+  }
   if (!again) {
+    throw new Error('The session has ended.');
+  }
+  return again();
+}
+
+$('overlay-reconnect').onclick = async () => {
+  const state = current;
+  if (!state) {
     return;
   }
   try {
-    await connect(await again(), again);
+    await connect(await resume(state.session.session_id, state.again), state.again);
   } catch (error) {
-    showOverlay(error.message, `HTTP ${error.status || ''}`, {again});
+    showOverlay(error.message, `HTTP ${error.status || ''}`, state);
   }
 };
 clipboard.addEventListener('input', () => {
@@ -441,11 +464,18 @@ async function start() {
   $('main').hidden = false;
   await refresh();
   setInterval(() => { if (view.hidden) refresh(); }, 5000);
-  const session = fragmentParam('connect');
-  if (session) {
+  const asked = fragmentParam('connect');
+  const shown = sessionStorage.getItem(SESSION_KEY); // a reload: back to the session this tab showed
+  if (asked || shown) {
     try {
-      await connect(await api('GET', `/api/sessions/${session}`), null);
+      const session = await api('GET', `/api/sessions/${asked || shown}`);
+      if (asked || session.status === 'active' || session.status === 'pending') {
+        await connect(session, null);
+      } else {
+        sessionStorage.removeItem(SESSION_KEY);
+      }
     } catch (error) {
+      sessionStorage.removeItem(SESSION_KEY);
       status(error.message, true);
     }
   }

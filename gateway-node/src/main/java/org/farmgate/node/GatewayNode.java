@@ -105,7 +105,7 @@ public final class GatewayNode {
         SessionLedger ledger = new SessionLedger(config.nodeId(), directory, sessionRouter, quota, metrics::ended,
                 clock);
         this.host = new SessionHost(vertx, config.nodeId(), new SessionHost.Limits(config.pendingTimeout(),
-                config.maxSessionDuration(), config.finishedRetention()), ledger, clock);
+                config.maxSessionDuration(), config.finishedRetention(), config.reattachGrace()), ledger, clock);
         this.guacd = new GuacdClient(vertx, config.guacdHost(), config.guacdPort(), config.guacdConnectTimeout(),
                 config.guacdStepTimeout());
         this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), environment.host(),

@@ -139,6 +139,23 @@ class BrowserPagesTest {
     }
 
     @Test
+    void aReloadComesBackToTheSameSession() throws Exception {
+        try (TestNode node = TestNode.start(new SyntheticGuacdOptions(), Map.of("GW_REATTACH_GRACE_SECS", "30"));
+                HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
+            SessionInfo session = node.sshSession();
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN + "&connect="
+                    + session.sessionId());
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000));
+            String first = node.guacd.lastSession().connectionId();
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/");
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000),
+                    "the reloaded page is back in its session");
+            TestNode.await(() -> first.equals(node.guacd.lastSession().joined()), "it joined the same connection");
+            assertEquals(SessionStatus.ACTIVE, node.session(session.sessionId()).status());
+        }
+    }
+
+    @Test
     void whenThePagesNodeDiesThePageSaysSo() throws Exception {
         try (TestCluster cluster = TestCluster.start(2, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 2 ? "5000" : "100"));
                 HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {

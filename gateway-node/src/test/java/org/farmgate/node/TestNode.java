@@ -68,6 +68,8 @@ public final class TestNode implements AutoCloseable {
         values.put("GW_EVENTBUS_PORT", "0");
         values.put("GW_RELAY_PORT", "0");
         values.put("GW_MEMORY_BUDGET_MB", "100000");
+        // A test's client that closes ends its session, unless the test is about coming back (ReattachTest).
+        values.put("GW_REATTACH_GRACE_SECS", "0");
         values.putAll(settings);
         // A test may place nodes on one host: they then report the same host id, as nodes on one machine do.
         String hostId = values.remove(HOST_ID);

@@ -52,6 +52,12 @@ public record SessionInfo(
                 createdBy, ownerId, 1, nodeId, estimatedMemoryMb, null, null);
     }
 
+    /** Live, with no client attached for now: its guacd connection is held for one to join again. */
+    public SessionInfo detached() {
+        return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
+                createdBy, ownerId, 0, nodeId, estimatedMemoryMb, null, null);
+    }
+
     public SessionInfo ended(SessionStatus finalStatus, Instant at, String reason) {
         if (finalStatus.isLive()) {
             throw new IllegalArgumentException("not a final status: " + finalStatus);

@@ -38,7 +38,7 @@ final class Handshake {
         socket.closeHandler(ignored -> fail(GuacamoleStatus.UPSTREAM_ERROR.code(),
                 "guacd closed the connection while " + protocol.state().description));
         socket.write(protocol.select());
-        armTimer("guacd sent no 'args' after 'select," + request.protocol().wireName() + "' (guacd stays silent when "
+        armTimer("guacd sent no 'args' after 'select," + request.selected() + "' (guacd stays silent when "
                 + "that protocol is not installed)");
         return result.future();
     }

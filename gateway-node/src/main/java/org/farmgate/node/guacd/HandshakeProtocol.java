@@ -49,7 +49,7 @@ final class HandshakeProtocol {
 
     /** What opens the handshake. */
     String select() {
-        return Instruction.of("select", request.protocol().wireName()).encode();
+        return Instruction.of("select", request.selected()).encode();
     }
 
     /**

@@ -19,6 +19,8 @@ public final class LocalSession {
         PENDING,
         ATTACHING,
         ACTIVE,
+        /** Its client went without a word; guacd's connection is held ({@link #anchor}) to be joined again. */
+        DETACHED,
         ENDED
     }
 
@@ -28,6 +30,11 @@ public final class LocalSession {
     State state = State.PENDING;
     SessionInfo info;
     SessionLink tunnel;
+    /** What holds guacd's connection while no client is attached; stays while a later client is joined. */
+    SessionLink anchor;
+    /** guacd's id of the session's connection, from {@code ready}: what a returning client joins. */
+    String connectionId;
+    long graceTimer = -1;
     long pendingTimer = -1;
     long durationTimer = -1;
     String terminationReason;
@@ -50,6 +57,11 @@ public final class LocalSession {
         return info.sessionId();
     }
 
+    /** Whether the next client joins the running guacd connection rather than opening one. */
+    public synchronized boolean joins() {
+        return anchor != null && connectionId != null;
+    }
+
     /**
      * The handshake for this session: the creator's parameters, the checked address instead of the name, the
      * display fixed at creation (the cost was charged for it), and the browser's own time zone and formats.
@@ -66,7 +78,12 @@ public final class LocalSession {
             arguments.put("dpi", String.valueOf(spec.display().dpi()));
         }
         arguments.putIfAbsent("timezone", timezone);
-        return new HandshakeRequest(spec.protocol(), arguments, spec.display(), hints.audioOrDefault(),
-                hints.video(), hints.imageOrDefault(), timezone, info.createdBy());
+        HandshakeRequest request = new HandshakeRequest(spec.protocol(), arguments, spec.display(),
+                hints.audioOrDefault(), hints.video(), hints.imageOrDefault(), timezone, info.createdBy());
+        String join;
+        synchronized (this) {
+            join = anchor != null ? connectionId : null;
+        }
+        return join != null ? request.joining(join) : request;
     }
 }

@@ -40,8 +40,13 @@ public final class SessionHost {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionHost.class);
 
-    /** Session times. */
-    public record Limits(Duration pendingTimeout, Duration maxDuration, Duration retention) {
+    /**
+     * Session times.
+     *
+     * @param reattachGrace how long a session whose client went without a word waits for one to come back, its guacd
+     *     connection held; zero: it ends with its client
+     */
+    public record Limits(Duration pendingTimeout, Duration maxDuration, Duration retention, Duration reattachGrace) {
     }
 
     private final Vertx vertx;
@@ -100,6 +105,12 @@ public final class SessionHost {
                     session.pendingTimer = -1;
                     return session;
                 }
+                case DETACHED -> {
+                    session.state = LocalSession.State.ATTACHING;
+                    cancelTimer(session.graceTimer);
+                    session.graceTimer = -1;
+                    return session;
+                }
                 case ATTACHING, ACTIVE -> throw new TooManyException(
                         "session " + sessionId + " already has a WebSocket attached");
                 default -> throw new SessionClosedException(
@@ -108,24 +119,90 @@ public final class SessionHost {
         }
     }
 
-    /** The handshake succeeded: the tunnel takes over. False when the session ended meanwhile (deleted). */
-    public boolean activate(LocalSession session, SessionLink tunnel) {
+    /**
+     * The handshake succeeded: the tunnel takes over. False when the session ended meanwhile (deleted).
+     *
+     * @param connectionId guacd's id of the connection, from its {@code ready}
+     */
+    public boolean activate(LocalSession session, SessionLink tunnel, String connectionId) {
         SessionInfo info;
         synchronized (session) {
             if (session.state != LocalSession.State.ATTACHING) {
                 return false;
             }
+            boolean rejoined = session.anchor != null;
             session.state = LocalSession.State.ACTIVE;
             session.tunnel = tunnel;
+            if (session.connectionId == null) {
+                session.connectionId = connectionId;
+            }
             session.info = session.info.attached();
             info = session.info;
-            long age = Duration.between(info.createdAt(), clock.instant()).toMillis();
-            long left = Math.max(1, limits.maxDuration().toMillis() - age);
-            session.durationTimer = vertx.setTimer(left, id -> terminate(session, GuacamoleStatus.SESSION_TIMEOUT,
-                    "the session reached its maximum duration of " + limits.maxDuration().toSeconds() + " s"));
+            if (!rejoined) {
+                long age = Duration.between(info.createdAt(), clock.instant()).toMillis();
+                long left = Math.max(1, limits.maxDuration().toMillis() - age);
+                session.durationTimer = vertx.setTimer(left, id -> terminate(session, GuacamoleStatus.SESSION_TIMEOUT,
+                        "the session reached its maximum duration of " + limits.maxDuration().toSeconds() + " s"));
+            }
             ledger.activated(info);
         }
         return true;
+    }
+
+    /** What a session's tunnel asks when its client goes: keep guacd's connection, for a client to join again. */
+    public Detacher detacher(LocalSession session) {
+        return new Detacher() {
+            @Override
+            public boolean keepsGuacd() {
+                synchronized (session) {
+                    return !limits.reattachGrace().isZero() && session.state == LocalSession.State.ACTIVE
+                            && session.anchor == null && session.connectionId != null
+                            && session.terminationReason == null;
+                }
+            }
+
+            @Override
+            public void detached(SessionLink anchor, TunnelEnd end) {
+                synchronized (session) {
+                    if (session.state != LocalSession.State.ACTIVE) {
+                        anchor.terminate(GuacamoleStatus.SESSION_CLOSED, "the session has ended");
+                        return;
+                    }
+                    session.anchor = anchor;
+                }
+                detach(session, end);
+            }
+
+            @Override
+            public void anchorEnded(TunnelEnd end) {
+                String reason;
+                synchronized (session) {
+                    session.anchor = null;
+                    reason = session.terminationReason != null ? session.terminationReason : end.message();
+                }
+                finish(session, end.isError() ? SessionStatus.ERROR : SessionStatus.COMPLETED, reason, end);
+            }
+        };
+    }
+
+    /** No client for now: the session waits for one to come back, its guacd connection held by its anchor. */
+    private void detach(LocalSession session, TunnelEnd end) {
+        SessionInfo info;
+        synchronized (session) {
+            if (session.state != LocalSession.State.ACTIVE) {
+                return; // deleted or ended meanwhile, which let the anchor go too
+            }
+            session.state = LocalSession.State.DETACHED;
+            session.tunnel = null;
+            session.info = session.info.detached();
+            info = session.info;
+            long grace = limits.reattachGrace().toMillis();
+            session.graceTimer = vertx.setTimer(grace, id -> terminate(session, GuacamoleStatus.SESSION_TIMEOUT,
+                    "no client came back within " + limits.reattachGrace().toSeconds() + " s"));
+            ledger.activated(info);
+        }
+        LOG.info("session {} detached: {}; held {} s for its client to come back", session.id(), end.message(),
+                limits.reattachGrace().toSeconds());
     }
 
     /** The handshake failed, or the client left before it finished. */
@@ -134,6 +211,16 @@ public final class SessionHost {
     }
 
     public void tunnelEnded(LocalSession session, TunnelEnd end) {
+        boolean detach;
+        synchronized (session) {
+            // A joined client went: the held connection stays, for the next one.
+            detach = end.cause() == TunnelEnd.Cause.CLIENT_LEFT && session.anchor != null
+                    && session.state == LocalSession.State.ACTIVE && session.terminationReason == null;
+        }
+        if (detach) {
+            detach(session, end);
+            return;
+        }
         String reason = session.terminationReason != null ? session.terminationReason : end.message();
         finish(session, end.isError() ? SessionStatus.ERROR : SessionStatus.COMPLETED, reason, end);
     }
@@ -149,10 +236,14 @@ public final class SessionHost {
             return false;
         }
         SessionLink tunnel;
+        SessionLink anchor;
         synchronized (session) {
             tunnel = session.tunnel;
+            anchor = session.anchor;
             boolean wasLive = session.state != LocalSession.State.ENDED;
             session.tunnel = null;
+            session.anchor = null;
+            cancelTimer(session.graceTimer);
             session.state = LocalSession.State.ENDED;
             cancelTimer(session.pendingTimer);
             cancelTimer(session.durationTimer);
@@ -161,6 +252,9 @@ public final class SessionHost {
         }
         if (tunnel != null) {
             tunnel.terminate(GuacamoleStatus.SESSION_CLOSED, "the session was deleted");
+        }
+        if (anchor != null) {
+            anchor.terminate(GuacamoleStatus.SESSION_CLOSED, "the session was deleted");
         }
         wakeIfIdle();
         return true;
@@ -175,7 +269,7 @@ public final class SessionHost {
         long charged = 0;
         for (LocalSession session : sessions.values()) {
             synchronized (session) {
-                if (session.state == LocalSession.State.ACTIVE) {
+                if (session.state == LocalSession.State.ACTIVE || session.state == LocalSession.State.DETACHED) {
                     SessionSpec spec = session.spec();
                     counts.merge(spec.protocol(), 1, Integer::sum);
                     charged += model.estimateMb(spec.protocol(), spec.display());
@@ -239,8 +333,10 @@ public final class SessionHost {
 
     private void terminate(LocalSession session, GuacamoleStatus status, String reason) {
         SessionLink tunnel;
+        SessionLink anchor;
         synchronized (session) {
             tunnel = session.tunnel;
+            anchor = session.anchor;
             if (session.state == LocalSession.State.ENDED) {
                 return;
             }
@@ -248,7 +344,10 @@ public final class SessionHost {
         }
         if (tunnel != null) {
             tunnel.terminate(status, reason);
-        } else {
+        }
+        if (anchor != null) {
+            anchor.terminate(status, reason); // its end finishes the session
+        } else if (tunnel == null) {
             finish(session, SessionStatus.COMPLETED, reason, null);
         }
     }
@@ -264,16 +363,23 @@ public final class SessionHost {
     }
 
     private void finish(LocalSession session, SessionStatus status, String reason, TunnelEnd end) {
+        SessionLink anchor;
         synchronized (session) {
             if (session.state == LocalSession.State.ENDED) {
                 return; // deleted, or already finished by whichever end came first
             }
             session.state = LocalSession.State.ENDED;
             session.tunnel = null;
+            anchor = session.anchor;
+            session.anchor = null;
             cancelTimer(session.pendingTimer);
             cancelTimer(session.durationTimer);
+            cancelTimer(session.graceTimer);
             session.info = session.info.ended(status, clock.instant(), reason);
             ledger.ended(session.info, end);
+        }
+        if (anchor != null) {
+            anchor.terminate(GuacamoleStatus.SESSION_CLOSED, reason); // e.g. a join that failed
         }
         wakeIfIdle();
         long retention = limits.retention().toMillis();

@@ -63,8 +63,8 @@ final class LocalAttach {
                         return;
                     }
                     Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(), metrics, stallLimit,
-                            end -> host.tunnelEnded(session, end));
-                    if (!host.activate(session, tunnel)) {
+                            end -> host.tunnelEnded(session, end), host.detacher(session));
+                    if (!host.activate(session, tunnel, connection.connectionId())) {
                         connection.socket().close();
                         refuse(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session was deleted");
                         return;

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.farmgate.node.guacd.GuacdConnection;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.session.Detacher;
 import org.farmgate.node.session.SessionLink;
 import org.farmgate.node.session.TunnelEnd;
 import org.farmgate.protocol.GuacamoleParser;
@@ -72,13 +73,18 @@ public final class Tunnel implements SessionLink {
     /** Why the client's messages are not being read: guacd's queue is full, or the client's own (echoes). */
     private boolean clientHeldByGuacd;
     private boolean clientHeldByEchoes;
+    private final Detacher detacher;
     private final StallWatch clientStall;
     private final StallWatch guacdStall;
 
-    /** @param stallLimit how long a side may read nothing while the other has data for it */
+    /**
+     * @param stallLimit how long a side may read nothing while the other has data for it
+     * @param detacher asked whether the guacd connection stays when the client goes; null: it never does
+     */
     public Tunnel(Vertx vertx, WebSocketBase client, GuacdConnection connection, String tunnelId,
-            NodeMetrics metrics, Duration stallLimit, Consumer<TunnelEnd> listener) {
+            NodeMetrics metrics, Duration stallLimit, Consumer<TunnelEnd> listener, Detacher detacher) {
         this.metrics = metrics;
+        this.detacher = detacher;
         long limitMs = stallLimit.toMillis();
         this.clientStall = new StallWatch(vertx, limitMs, () -> end(TunnelEnd.Cause.CLIENT_ERROR,
                 GuacamoleStatus.CLIENT_TIMEOUT.code(), "the client read nothing for " + stallLimit.toSeconds()
@@ -332,12 +338,20 @@ public final class Tunnel implements SessionLink {
             }
             client.close(GuacamoleStatus.webSocketCloseCodeOf(status), String.valueOf(status));
         }
+        TunnelEnd result = new TunnelEnd(cause, status, message, bytesToClient, bytesToGuacd,
+                fromGuacd.instructions(), fromClient.instructions());
+        if (cause == TunnelEnd.Cause.CLIENT_LEFT && detacher != null && detacher.keepsGuacd()) {
+            // The client went without saying so (a reload, a lost network): the session may be joined again.
+            Anchor anchor = new Anchor(context, guacd, fromGuacd, detacher::anchorEnded);
+            detacher.detached(anchor, result);
+            anchor.start();
+            return;
+        }
         guacd.close();
-        listener.accept(new TunnelEnd(cause, status, message, bytesToClient, bytesToGuacd,
-                fromGuacd.instructions(), fromClient.instructions()));
+        listener.accept(result);
     }
 
-    private static Instruction decode(byte[] bytes, int start, int end) {
+    static Instruction decode(byte[] bytes, int start, int end) {
         try {
             List<Instruction> parsed = new GuacamoleParser(WireLimits.FROM_GUACD)
                     .feed(Arrays.copyOfRange(bytes, start, end));

@@ -24,7 +24,9 @@ import org.farmgate.protocol.WireLimits;
  * One connection to the {@link SyntheticGuacd}, behaving as guacd 1.6.0 does on the wire: answers {@code select}
  * with the protocol's {@code args}, takes the handshake, answers {@code ready}, sends the protocol's first screen,
  * then a screen stream; reports a refused target the way guacd does; drops a silent user, and answers bad input with
- * {@code disconnect}. What the client sent is kept for tests to inspect.
+ * {@code disconnect}. A {@code select} of a connection id ({@code $...}) joins that connection, as guacd lets a
+ * second user do: the same {@code args}, {@code ready} with that id, and the whole current display (here its first
+ * screen again); an unknown id gets the socket closed. What the client sent is kept for tests to inspect.
  */
 public final class SyntheticConnection {
 
@@ -77,7 +79,19 @@ public final class SyntheticConnection {
     private boolean chunkWriterBusy;
     private boolean socketClosed;
 
-    SyntheticConnection(Vertx vertx, NetSocket socket, SyntheticGuacdOptions options, RoundTripRecorder recorder) {
+    /** The guacd's connections that may be joined. */
+    interface Joinable {
+        SyntheticConnection find(String id);
+
+        void closed(SyntheticConnection connection);
+    }
+
+    private final Joinable live;
+    private String joined;
+
+    SyntheticConnection(Vertx vertx, NetSocket socket, SyntheticGuacdOptions options, RoundTripRecorder recorder,
+            Joinable live) {
+        this.live = live;
         this.vertx = vertx;
         this.socket = socket;
         this.options = options;
@@ -141,6 +155,17 @@ public final class SyntheticConnection {
         return connectionId;
     }
 
+    /** The id of the connection this one joined, or null for a connection of its own. */
+    public synchronized String joined() {
+        return joined;
+    }
+
+    /** The id users of this connection see in {@code ready}: its own, or the one it joined. */
+    String sharedId() {
+        String of = joined();
+        return of != null ? of : connectionId;
+    }
+
     // --- the protocol ---
 
     private void onData(Buffer chunk) {
@@ -176,10 +201,23 @@ public final class SyntheticConnection {
             return;
         }
         Protocol selected;
-        try {
-            selected = Protocol.parse(instruction.arg(0));
-        } catch (IllegalArgumentException e) {
-            selected = null;
+        String join = instruction.arg(0).startsWith("$") ? instruction.arg(0) : null;
+        if (join != null) {
+            SyntheticConnection owner = live.find(join);
+            if (owner == null) {
+                close(); // guacd logs "Connection ... does not exist" and closes the socket
+                return;
+            }
+            selected = owner.protocol();
+            synchronized (this) {
+                joined = join;
+            }
+        } else {
+            try {
+                selected = Protocol.parse(instruction.arg(0));
+            } catch (IllegalArgumentException e) {
+                selected = null;
+            }
         }
         if (selected == null || !options.installed().contains(selected)) {
             // guacd logs "Support for protocol ... is not installed" and says nothing to the client.
@@ -243,7 +281,7 @@ public final class SyntheticConnection {
         List<String> size = handshake.getOrDefault("size", List.of("1024", "768", "96"));
         int width = Integer.parseInt(size.get(0));
         int height = Integer.parseInt(size.get(1));
-        String ready = Instruction.of("ready", connectionId).encode();
+        String ready = Instruction.of("ready", sharedId()).encode();
         resetIdleTimer();
 
         String port = connectValues.getOrDefault("port", "");
@@ -426,6 +464,7 @@ public final class SyntheticConnection {
             state = State.CLOSED;
             socketClosed = true;
         }
+        live.closed(this);
         stopTimers();
         ballast = null;
     }

@@ -5,6 +5,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -16,6 +18,21 @@ public final class SyntheticGuacd {
 
     private final NetServer server;
     private final List<SyntheticConnection> connections = new CopyOnWriteArrayList<>();
+    /** Connections that may be joined, by id: open, with a handshake done, of their own (not joins). */
+    private final Map<String, SyntheticConnection> joinable = new ConcurrentHashMap<>();
+    private final SyntheticConnection.Joinable joins = new SyntheticConnection.Joinable() {
+        @Override
+        public SyntheticConnection find(String id) {
+            SyntheticConnection owner = joinable.get(id);
+            return owner != null && owner.isOpen() && owner.connectVersion() != null && owner.joined() == null
+                    ? owner : null;
+        }
+
+        @Override
+        public void closed(SyntheticConnection connection) {
+            joinable.remove(connection.connectionId(), connection);
+        }
+    };
     private final boolean recordConnections;
     private final RoundTripRecorder syncRoundTrips = new RoundTripRecorder(100_000);
 
@@ -35,7 +52,9 @@ public final class SyntheticGuacd {
                 .setTcpNoDelay(true));
         SyntheticGuacd guacd = new SyntheticGuacd(server, recordConnections);
         server.connectHandler(socket -> {
-            SyntheticConnection connection = new SyntheticConnection(vertx, socket, options, guacd.syncRoundTrips);
+            SyntheticConnection connection = new SyntheticConnection(vertx, socket, options, guacd.syncRoundTrips,
+                    guacd.joins);
+            guacd.joinable.put(connection.connectionId(), connection);
             if (guacd.recordConnections) {
                 guacd.connections.add(connection);
             }
