@@ -12,6 +12,7 @@ const clipboard = $('clipboard');
 const STATES = ['idle', 'connecting', 'waiting', 'connected', 'disconnecting', 'disconnected'];
 const MODIFIERS = {control: [0xFFE3, 0xFFE4], alt: [0xFFE9, 0xFFEA], shift: [0xFFE1, 0xFFE2]};
 const RECONNECT_SECONDS = 10;
+const NODE_SHUTTING_DOWN = 0x7001; // the gateway's own msg code (org.farmgate.protocol.Notices)
 const SESSION_KEY = 'farmgate.session'; // the session this tab shows: a reload comes back to it
 
 let current = null; // {client, keyboard, session, again, leaving, countdown}
@@ -99,6 +100,13 @@ async function connect(session, again) {
     $('upload').onchange = event => upload(client, object, event.target.files[0]);
   };
   client.onfile = (stream, mimetype, filename) => download(stream, mimetype, filename);
+  client.onmsg = (code, args) => {
+    if (code === NODE_SHUTTING_DOWN) {
+      warnShutdown(Number(args[0]));
+      return false;
+    }
+    return true;
+  };
 
   const mouse = new Guacamole.Mouse(display.getElement());
   mouse.onEach(['mousedown', 'mouseup', 'mousemove', 'mousewheel'], event => {
@@ -190,6 +198,27 @@ function followWindow() {
     current.client.sendSize(size.width, size.height);
     fit();
   }
+}
+
+/** The node that holds the session is stopping: say so, with the time left, so the user can save their work. */
+function warnShutdown(seconds) {
+  const banner = $('notice');
+  let left = seconds;
+  const show = () => {
+    banner.textContent = `The gateway node that runs this session is shutting down: the session ends in ${left} s `
+      + 'unless you leave it first. Save your work.';
+  };
+  show();
+  banner.hidden = false;
+  const timer = setInterval(() => {
+    left -= 1;
+    if (left <= 0 || !current) {
+      clearInterval(timer);
+      banner.hidden = true;
+      return;
+    }
+    show();
+  }, 1000);
 }
 
 function showOverlay(text, detail, state) {

@@ -49,6 +49,7 @@ import org.farmgate.node.session.SessionService;
 import org.farmgate.node.tunnel.OriginPolicy;
 import org.farmgate.node.tunnel.TunnelEndpoint;
 import org.farmgate.protocol.GuacamoleStatus;
+import org.farmgate.protocol.Notices;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
@@ -285,6 +286,12 @@ public final class GatewayNode {
     public Future<Void> shutdown(Duration grace) {
         // Not bound to an event loop: the last step stops them all, and the caller must still hear of the end.
         Promise<Void> done = Promise.promise();
+        if (!grace.isZero()) {
+            // Users hear it first: their page can tell them to save their work, and when it will end.
+            String notice = Notices.shuttingDown(grace.toSeconds()).encode();
+            host.tellAll(notice);
+            tunnels.tellRelayed(notice);
+        }
         agent.setDrain(config.nodeId(), true).otherwiseEmpty()
                 .compose(ignored -> host.whenIdle(grace))
                 .compose(idle -> {

@@ -15,6 +15,8 @@ import org.farmgate.testkit.browser.HeadlessChromium;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The pages every node serves, in Debian's headless Chromium: the admin page shows every node of a 3-node cluster
@@ -98,8 +100,9 @@ class BrowserPagesTest {
      * An RDP desktop is drawn on Guacamole's default layer (z-index -1): it must be what the page shows, not the
      * black background of the display's box (the desktop was painted beneath it).
      */
-    @Test
-    void anRdpDesktopIsVisibleAndTakesTheWindowsSize() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"rdp", "vnc"})
+    void aDesktopIsVisibleAndTakesTheWindowsSize(String protocol) throws Exception {
         SyntheticGuacdOptions green = new SyntheticGuacdOptions().afterReady(List.of(
                 Instruction.of("rect", "0", "0", "0", "4000", "4000"),
                 Instruction.of("cfill", "14", "0", "0", "200", "0", "255"),
@@ -108,13 +111,13 @@ class BrowserPagesTest {
                 800)) {
             chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN);
             chromium.awaitValue("String(!document.getElementById('main').hidden)", "true", 10_000);
-            chromium.evaluate("(() => { const f = document.getElementById('create'); f.session_type.value = 'rdp';"
-                    + " f.session_type.onchange(); f.hostname.value = '127.0.0.1'; f.ignore_cert.checked = true;"
-                    + " f.requestSubmit(); return 'ok'; })()");
+            chromium.evaluate("(() => { const f = document.getElementById('create'); f.session_type.value = '"
+                    + protocol + "'; f.session_type.onchange(); f.hostname.value = '127.0.0.1';"
+                    + " f.ignore_cert.checked = true; f.requestSubmit(); return 'ok'; })()");
             assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000),
                     chromium.evaluate("document.getElementById('status').textContent"));
             chromium.awaitValue("String(document.querySelectorAll('#display canvas').length > 0)", "true", 10_000);
-            Path shot = SHOTS.resolve("client-rdp.png");
+            Path shot = SHOTS.resolve("client-" + protocol + ".png");
             Thread.sleep(500); // a frame for the fill to be painted
             chromium.screenshot(shot);
             java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(shot.toFile());
@@ -128,8 +131,10 @@ class BrowserPagesTest {
                     + Integer.toHexString(rgb & 0xffffff));
 
             Map<String, String> connect = node.guacd.lastSession().connectValues();
-            assertEquals("true", connect.get("ignore-cert"), "the form's RDP fields reach guacd");
-            assertEquals("display-update", connect.get("resize-method"), "RDP follows the window");
+            if (protocol.equals("rdp")) {
+                assertEquals("true", connect.get("ignore-cert"), "the form's RDP fields reach guacd");
+                assertEquals("display-update", connect.get("resize-method"), "RDP follows the window");
+            }
             List<String> size = node.guacd.lastSession().handshake().get("size");
             int width = Integer.parseInt(size.get(0));
             int height = Integer.parseInt(size.get(1));
@@ -152,6 +157,25 @@ class BrowserPagesTest {
                     "the reloaded page is back in its session");
             TestNode.await(() -> first.equals(node.guacd.lastSession().joined()), "it joined the same connection");
             assertEquals(SessionStatus.ACTIVE, node.session(session.sessionId()).status());
+        }
+    }
+
+    @Test
+    void aNodeThatShutsDownWarnsItsUsers() throws Exception {
+        TestNode node = TestNode.start();
+        try (HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
+            SessionInfo session = node.sshSession();
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN + "&connect="
+                    + session.sessionId());
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000));
+            node.node.shutdown(java.time.Duration.ofSeconds(30)); // a SIGTERM's drain
+            String notice = chromium.awaitValue("document.getElementById('notice').hidden ? '' : "
+                    + "document.getElementById('notice').textContent.slice(0, 39)",
+                    "The gateway node that runs this session", 10_000);
+            assertEquals("The gateway node that runs this session", notice);
+            chromium.screenshot(SHOTS.resolve("client-shutdown-notice.png"));
+        } finally {
+            node.crash();
         }
     }
 

@@ -322,6 +322,19 @@ public final class SessionHost {
         }
     }
 
+    /** Tells every attached client something (a shutdown notice). */
+    public void tellAll(String instruction) {
+        for (LocalSession session : sessions.values()) {
+            SessionLink tunnel;
+            synchronized (session) {
+                tunnel = session.tunnel;
+            }
+            if (tunnel != null) {
+                tunnel.tell(instruction);
+            }
+        }
+    }
+
     /** Ends every tunnel, for shutdown. */
     public void terminateAll(GuacamoleStatus status, String reason) {
         sessions.values().forEach(session -> terminate(session, status, reason));

@@ -10,4 +10,8 @@ public interface SessionLink {
 
     /** Ends the link from the gateway's side; the client is told {@code status} and {@code reason}. */
     void terminate(GuacamoleStatus status, String reason);
+
+    /** Tells the client something, as one whole instruction, if it has a client and room for it now. */
+    default void tell(String instruction) {
+    }
 }

@@ -13,6 +13,8 @@ import io.vertx.core.http.WebSocketFrame;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.farmgate.model.NodeAddress;
 import org.farmgate.node.config.ClusterSecurity;
@@ -40,6 +42,8 @@ final class NodeRelay {
 
     private final WebSocketClient client;
     private final AtomicLong relayed = new AtomicLong();
+    /** The browsers relayed now: a shutdown notice goes to them too. */
+    private final Set<ServerWebSocket> browsers = ConcurrentHashMap.newKeySet();
     private final NodeMetrics metrics;
 
     NodeRelay(Vertx vertx, ClusterSecurity security, NodeMetrics metrics) {
@@ -80,11 +84,12 @@ final class NodeRelay {
                 });
     }
 
-    private static void pipe(ServerWebSocket browser, WebSocket upstream, String ownerId) {
+    private void pipe(ServerWebSocket browser, WebSocket upstream, String ownerId) {
         if (browser.isClosed()) {
             upstream.close();
             return;
         }
+        browsers.add(browser);
         upstream.handler(data -> {
             if (!browser.isClosed()) {
                 Bytes.Slice slice = Bytes.of(data);
@@ -114,6 +119,7 @@ final class NodeRelay {
         });
         upstream.exceptionHandler(error -> LOG.debug("relay to node {}: {}", ownerId, error.getMessage()));
         browser.closeHandler(ignored -> {
+            browsers.remove(browser);
             if (!upstream.isClosed()) {
                 upstream.close();
             }
@@ -132,6 +138,19 @@ final class NodeRelay {
         if (!destination.isClosed() && destination.writeQueueFull()) {
             source.pause();
             destination.drainHandler(ignored -> source.resume());
+        }
+    }
+
+    /**
+     * Tells every relayed browser something, as a message of its own: the relay forwards whole messages, so one
+     * more between them is whole too. Vert.x hands a write from another thread to the socket's event loop; a
+     * browser without room now goes without the notice.
+     */
+    void tell(String instruction) {
+        for (ServerWebSocket browser : browsers) {
+            if (!browser.isClosed() && !browser.writeQueueFull()) {
+                browser.writeTextMessage(instruction);
+            }
         }
     }
 

@@ -148,6 +148,15 @@ public final class Tunnel implements SessionLink {
         }
     }
 
+    @Override
+    public void tell(String instruction) {
+        context.runOnContext(ignored -> {
+            if (!ended && !client.isClosed() && !client.writeQueueFull()) {
+                client.writeTextMessage(instruction);
+            }
+        });
+    }
+
     /** Ends the tunnel from outside (DELETE, time limits, shutdown); safe from any thread. */
     public void terminate(GuacamoleStatus status, String message) {
         context.runOnContext(ignored -> end(TunnelEnd.Cause.TERMINATED, status.code(), message, true));

@@ -85,6 +85,11 @@ public final class TunnelEndpoint {
     }
 
     /** Sessions whose WebSocket this node relayed to their owner. */
+    /** Tells every browser this node relays something (a shutdown notice). */
+    public void tellRelayed(String instruction) {
+        relay.tell(instruction);
+    }
+
     public long relayedSessions() {
         return relay.relayedSessions();
     }
