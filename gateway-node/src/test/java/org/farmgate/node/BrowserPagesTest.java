@@ -180,6 +180,56 @@ class BrowserPagesTest {
     }
 
     @Test
+    void theClipboardGoesBothWaysAndTheDisplayFollowsTheWindow() throws Exception {
+        String remote = java.util.Base64.getEncoder().encodeToString("copied over there".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8));
+        SyntheticGuacdOptions copies = new SyntheticGuacdOptions().afterReady(List.of(
+                Instruction.of("clipboard", "7", "text/plain"), Instruction.of("blob", "7", remote),
+                Instruction.of("end", "7")));
+        try (TestNode node = TestNode.start(copies, Map.of()); HeadlessChromium chromium = new HeadlessChromium(1200,
+                800)) {
+            SessionInfo session = node.sshSession();
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN + "&connect="
+                    + session.sessionId());
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000));
+            assertEquals("copied over there", chromium.awaitValue("document.getElementById('clipboard').value",
+                    "copied over there", 10_000), "what the remote side copies reaches the page");
+
+            chromium.evaluate("(() => { const c = document.getElementById('clipboard'); c.value = 'typed here';"
+                    + " c.dispatchEvent(new Event('input')); return 'ok'; })()");
+            String typed = java.util.Base64.getEncoder().encodeToString("typed here".getBytes(
+                    java.nio.charset.StandardCharsets.UTF_8));
+            TestNode.await(() -> node.guacd.lastSession().received().stream().anyMatch(i -> i.opcode().equals("blob")
+                    && i.args().size() > 1 && i.arg(1).equals(typed)), "the page's clipboard did not reach guacd");
+
+            chromium.call("Emulation.setDeviceMetricsOverride", Map.of("width", 900, "height", 700,
+                    "deviceScaleFactor", 1, "mobile", false));
+            TestNode.await(() -> node.guacd.lastSession().received().stream().anyMatch(i -> i.opcode().equals("size")
+                    && i.args().size() >= 2 && Integer.parseInt(i.arg(0)) <= 900 && Integer.parseInt(i.arg(0)) > 800),
+                    "the window's new size did not reach guacd");
+        }
+    }
+
+    @Test
+    void anAdminSeesEveryonesSessionsAndEndsOne() throws Exception {
+        try (TestNode node = TestNode.start(); HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
+            String worker = node.createToken("worker", "poweruser");
+            SessionInfo theirs = node.createSession(worker, "{\"hostname\":\"127.0.0.1\"}");
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN);
+            assertEquals("false", chromium.awaitValue("String(document.getElementById('everyone-toggle').hidden)",
+                    "false", 10_000), "an admin may show everyone's sessions");
+            chromium.evaluate("(() => { const e = document.getElementById('everyone'); e.checked = true;"
+                    + " e.onchange(); return 'ok'; })()");
+            String row = "document.querySelector('tr[data-session=\"" + theirs.sessionId() + "\"]')";
+            assertEquals("worker", chromium.awaitValue(row + " ? " + row + ".children[3].textContent : ''", "worker",
+                    10_000), "the row names the session's user");
+            chromium.evaluate("(() => { for (const b of " + row + ".querySelectorAll('button')) {"
+                    + " if (b.textContent === 'End') b.click(); } return 'ok'; })()");
+            TestNode.await(() -> node.node.sessions().live().isEmpty(), "the admin's End did not end it");
+        }
+    }
+
+    @Test
     void whenThePagesNodeDiesThePageSaysSo() throws Exception {
         try (TestCluster cluster = TestCluster.start(2, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 2 ? "5000" : "100"));
                 HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
