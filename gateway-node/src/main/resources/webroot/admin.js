@@ -1,4 +1,4 @@
-import {api, askToken, element, plural, takeToken} from './common.js';
+import {api, element, plural, signIn} from './common.js';
 
 const nodes = document.getElementById('nodes');
 const totals = document.getElementById('totals');
@@ -71,19 +71,7 @@ async function refresh() {
 }
 
 async function start() {
-  const check = token => api('GET', '/api/cluster', undefined, token);
-  const token = await takeToken();
-  let reason = null;
-  if (token) {
-    try {
-      await check(token);
-    } catch (error) {
-      reason = error.status === 401 ? 'The saved token is no longer valid.' : error.message;
-    }
-  }
-  if (!token || reason) {
-    await askToken(document.querySelector('form.token'), check, reason);
-  }
+  await signIn(document.querySelector('form.token'), token => api('GET', '/api/cluster', undefined, token));
   document.getElementById('main').hidden = false;
   await refresh();
   setInterval(refresh, 2000);

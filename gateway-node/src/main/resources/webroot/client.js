@@ -1,5 +1,5 @@
 import Guacamole from './vendor/guacamole-common.js';
-import {api, askToken, element, fragmentParam, takeToken} from './common.js';
+import {api, element, fragmentParam, signIn} from './common.js';
 import {statusText} from './status-text.js';
 
 const $ = id => document.getElementById(id);
@@ -398,6 +398,7 @@ function sessionRow(s) {
   return element('tr', {'data-session': s.session_id},
     element('td', {}, s.session_id.slice(0, 8)), element('td', {}, s.session_type),
     element('td', {}, target(s)), element('td', {}, s.created_by || ''),
+    element('td', {class: 'small'}, new Date(s.created_at).toLocaleString()),
     element('td', {}, s.status, s.end_reason ? element('div', {class: 'small'}, s.end_reason) : null),
     element('td', {}, s.node_id),
     element('td', {}, s.status === 'pending' ? element('button', {class: 'primary',
@@ -469,19 +470,7 @@ $('search').oninput = () => book && renderBook();
 $('everyone').onchange = refresh;
 
 async function start() {
-  const check = token => api('GET', '/api/sessions', undefined, token);
-  const token = await takeToken();
-  let reason = null;
-  if (token) {
-    try {
-      await check(token);
-    } catch (error) {
-      reason = error.status === 401 ? 'The saved token is no longer valid (revoked or expired).' : error.message;
-    }
-  }
-  if (!token || reason) {
-    await askToken(document.querySelector('form.token'), check, reason);
-  }
+  await signIn(document.querySelector('form.token'), token => api('GET', '/api/sessions', undefined, token));
   try {
     await api('GET', '/api/cluster');
     isAdmin = true;

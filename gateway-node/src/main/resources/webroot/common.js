@@ -108,6 +108,24 @@ export function askToken(form, check, reason) {
   });
 }
 
+/**
+ * The token this page works with: one known already (the address bar, this tab, another tab) that {@code check}
+ * accepts, else one the user gives the form, with the reason the known one was refused.
+ */
+export async function signIn(form, check) {
+  const token = await takeToken();
+  let reason = null;
+  if (token) {
+    try {
+      await check(token);
+      return token;
+    } catch (error) {
+      reason = error.status === 401 ? 'The saved token is no longer valid (revoked or expired).' : error.message;
+    }
+  }
+  return askToken(form, check, reason);
+}
+
 export function plural(count, one, many) {
   return `${count} ${count === 1 ? one : many || one + 's'}`;
 }

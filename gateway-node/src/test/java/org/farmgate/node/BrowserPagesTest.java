@@ -65,10 +65,7 @@ class BrowserPagesTest {
     void theClientPageConnectsWithGuacamoleCommonJsThroughAnyNode() throws Exception {
         try (TestCluster cluster = TestCluster.start(2, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 2 ? "5000" : "100"));
                 HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
-            SessionInfo session = cluster.node(1).sshSession();
-            assertEquals("node-2", session.nodeId());
-            chromium.navigate("http://127.0.0.1:" + cluster.node(1).port() + "/#token=" + TestNode.ADMIN
-                    + "&connect=" + session.sessionId());
+            SessionInfo session = openThroughNodeOne(cluster, chromium);
             assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000),
                     "guacamole-common-js reached CONNECTED: " + chromium.evaluate("document.getElementById('status')"
                             + ".textContent"));
@@ -233,10 +230,7 @@ class BrowserPagesTest {
     void whenThePagesNodeDiesThePageSaysSo() throws Exception {
         try (TestCluster cluster = TestCluster.start(2, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 2 ? "5000" : "100"));
                 HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
-            SessionInfo session = cluster.node(1).sshSession();
-            assertEquals("node-2", session.nodeId());
-            chromium.navigate("http://127.0.0.1:" + cluster.node(1).port() + "/#token=" + TestNode.ADMIN
-                    + "&connect=" + session.sessionId());
+            SessionInfo session = openThroughNodeOne(cluster, chromium);
             assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000));
             cluster.node(1).crash();
             assertEquals("The connection to the gateway was lost.", chromium.awaitValue(
@@ -265,5 +259,14 @@ class BrowserPagesTest {
             assertEquals("true", chromium.evaluate("String(document.getElementById('admin-link').hidden)"),
                     "a person without admin rights sees no admin link");
         }
+    }
+
+    /** A session on node 2, opened in the page that node 1 serves. */
+    private static SessionInfo openThroughNodeOne(TestCluster cluster, HeadlessChromium chromium) throws Exception {
+        SessionInfo session = cluster.node(1).sshSession();
+        assertEquals("node-2", session.nodeId());
+        chromium.navigate("http://127.0.0.1:" + cluster.node(1).port() + "/#token=" + TestNode.ADMIN + "&connect="
+                + session.sessionId());
+        return session;
     }
 }
