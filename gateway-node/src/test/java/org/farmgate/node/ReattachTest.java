@@ -82,6 +82,23 @@ class ReattachTest {
     }
 
     @Test
+    void aReturnedClientThatSaysDisconnectEndsTheSession() throws Exception {
+        try (TestNode node = TestNode.start(STRICT, Map.of("GW_REATTACH_GRACE_SECS", "30"))) {
+            SessionInfo session = node.sshSession();
+            try (WsClient first = node.attach(session)) {
+                first.awaitInstruction("sync");
+            }
+            TestNode.await(() -> activeConnections(node, session) == 0, "the session did not wait for its client");
+            try (WsClient second = node.attach(session)) {
+                second.awaitInstruction("sync");
+                second.send("10.disconnect;");
+                node.awaitStatus(session.sessionId(), SessionStatus.COMPLETED);
+            }
+            node.assertNothingLeaks();
+        }
+    }
+
+    @Test
     void aClientComesBackThroughAnotherNode() throws Exception {
         try (TestCluster cluster = TestCluster.start(2, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 2 ? "5000" : "100",
                 "GW_REATTACH_GRACE_SECS", "30"))) {

@@ -11,8 +11,10 @@ public record TunnelEnd(Cause cause, int status, String message, long bytesToCli
 
     /** Who or what ended the tunnel. */
     public enum Cause {
-        /** The client closed the WebSocket or sent {@code disconnect}. */
+        /** The client went without a word: closed the WebSocket, or lost it. Its session may wait for it. */
         CLIENT_LEFT,
+        /** The client sent {@code disconnect}: it ended the session. */
+        CLIENT_DISCONNECTED,
         /** guacd closed the connection without an error. */
         GUACD_CLOSED,
         /** guacd sent an {@code error}, or its connection failed. */

@@ -42,6 +42,7 @@ import org.farmgate.protocol.WireLimits;
 public final class Tunnel implements SessionLink {
 
     private static final byte[] ERROR = "error".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DISCONNECT = "disconnect".getBytes(StandardCharsets.US_ASCII);
     /** One WebSocket frame's worth: the default frame limit of most WebSocket libraries is 64 KiB. */
     static final int MAX_MESSAGE_BYTES = 65536;
     /** An internal instruction whose first argument is "ping"; the lengths make the prefix exact. */
@@ -73,6 +74,8 @@ public final class Tunnel implements SessionLink {
     /** Why the client's messages are not being read: guacd's queue is full, or the client's own (echoes). */
     private boolean clientHeldByGuacd;
     private boolean clientHeldByEchoes;
+    /** The client ended the session itself: its going is not an absence to wait out. */
+    private boolean clientSaidDisconnect;
     private final Detacher detacher;
     private final StallWatch clientStall;
     private final StallWatch guacdStall;
@@ -303,6 +306,7 @@ public final class Tunnel implements SessionLink {
 
     private void inspectFromClient(byte[] bytes, int start, int end, InstructionScanner scanner) {
         if (!scanner.completedIsInternal()) {
+            clientSaidDisconnect |= scanner.completedOpcodeIs(DISCONNECT);
             return;
         }
         if (forwardFrom < 0) {
@@ -346,6 +350,10 @@ public final class Tunnel implements SessionLink {
                 client.writeTextMessage(Instruction.of("error", message, String.valueOf(status)).encode());
             }
             client.close(GuacamoleStatus.webSocketCloseCodeOf(status), String.valueOf(status));
+        }
+        if (cause == TunnelEnd.Cause.CLIENT_LEFT && clientSaidDisconnect) {
+            cause = TunnelEnd.Cause.CLIENT_DISCONNECTED;
+            message = "the client disconnected";
         }
         TunnelEnd result = new TunnelEnd(cause, status, message, bytesToClient, bytesToGuacd,
                 fromGuacd.instructions(), fromClient.instructions());
