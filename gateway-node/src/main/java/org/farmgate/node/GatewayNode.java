@@ -31,6 +31,7 @@ import org.farmgate.node.auth.TokenService;
 import org.farmgate.node.cluster.GuacdProbe;
 import org.farmgate.node.cluster.HostProbe;
 import org.farmgate.node.cluster.NodeAgent;
+import org.farmgate.node.cluster.OrphanRecords;
 import org.farmgate.node.cluster.QuotaRepair;
 import org.farmgate.node.cluster.Readiness;
 import org.farmgate.node.config.ClusterSecurity;
@@ -73,6 +74,7 @@ public final class GatewayNode {
     private final NodeAgent agent;
     private final PeerChannels peers;
     private final QuotaRepair quotaRepair;
+    private final OrphanRecords orphanRecords;
     private final TunnelEndpoint tunnels;
     private final Router router;
     private final AddressBookRuntime addressBook;
@@ -120,6 +122,7 @@ public final class GatewayNode {
                 credential -> CompletableFuture.completedFuture(Optional.empty()), clock);
         Authenticator auth = new Authenticator(vertx, tokens);
         this.quotaRepair = new QuotaRepair(vertx, runtime.membership(), registry, quota, QuotaRepair.ROUND);
+        this.orphanRecords = new OrphanRecords(vertx, config.nodeId(), directory, host, ledger, OrphanRecords.ROUND);
         NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
         this.peers = new PeerChannels(messenger, config.nodeId());
         SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(), config.userLimits(),
@@ -182,6 +185,7 @@ public final class GatewayNode {
                                 ? config.security().relayPublicPort() : node.relayPort.get()))
                         .map(ignored -> {
                             node.quotaRepair.start();
+                            node.orphanRecords.start();
                             if (runtime.isClustered()) {
                                 node.peers.serve();
                                 node.agent.onView(node.peers::seen);
@@ -275,6 +279,10 @@ public final class GatewayNode {
         return agent;
     }
 
+    public OrphanRecords orphanRecords() {
+        return orphanRecords;
+    }
+
     public ClusterRuntime runtime() {
         return runtime;
     }
@@ -305,6 +313,7 @@ public final class GatewayNode {
                 .compose(ignored -> {
                     peers.stop();
                     quotaRepair.stop();
+                    orphanRecords.stop();
                     return agent.stop().otherwiseEmpty();
                 })
                 .compose(ignored -> Future.join(deployments.stream().map(vertx::undeploy).toList()))

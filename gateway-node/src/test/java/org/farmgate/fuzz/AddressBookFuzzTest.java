@@ -79,7 +79,7 @@ class AddressBookFuzzTest {
                                 "passed on " + argument);
                     }
                 } catch (GatewayException refused) {
-                    Refusals.assertPlain(refused);
+                    Refusals.assertPlain(refused, content);
                 }
             }
         }

@@ -3,6 +3,7 @@ package org.farmgate.router;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -51,18 +52,26 @@ public final class SessionDirectory {
 
     /** Marks every live session of a departed node {@code lost}; returns the records it marked. */
     public CompletionStage<List<SessionInfo>> markLost(String nodeId, Instant at) {
-        return records.query(new LiveOnNode(nodeId)).thenCompose(ids -> {
-            CompletionStage<List<SessionInfo>> done = CompletableFuture.completedFuture(new ArrayList<>());
-            for (String id : ids) {
-                done = done.thenCompose(marked -> records.update(id, new MarkLost(nodeId, at)).thenApply(info -> {
-                    if (info != null) {
-                        marked.add(info);
-                    }
-                    return marked;
-                }));
-            }
-            return done;
-        });
+        return liveOn(nodeId).thenCompose(ids -> markLost(ids, nodeId, at));
+    }
+
+    /** The sessions the directory calls live on {@code nodeId}. */
+    public CompletionStage<List<String>> liveOn(String nodeId) {
+        return records.query(new LiveOnNode(nodeId));
+    }
+
+    /** Marks these sessions {@code lost} where their record is still live on {@code nodeId}; the records marked. */
+    public CompletionStage<List<SessionInfo>> markLost(Collection<String> ids, String nodeId, Instant at) {
+        CompletionStage<List<SessionInfo>> done = CompletableFuture.completedFuture(new ArrayList<>());
+        for (String id : ids) {
+            done = done.thenCompose(marked -> records.update(id, new MarkLost(nodeId, at)).thenApply(info -> {
+                if (info != null) {
+                    marked.add(info);
+                }
+                return marked;
+            }));
+        }
+        return done;
     }
 
     private record ByOwner(String ownerId) implements Query<SessionInfo, SessionInfo> {

@@ -2,6 +2,7 @@ package org.farmgate.node.session;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.model.SessionInfo;
@@ -122,17 +123,27 @@ public final class SessionLedger {
      * {@code lost}, and their creators get their places back. Its reservations went with its registry entry.
      */
     public CompletionStage<List<SessionInfo>> lost(String departedNodeId) {
-        return directory.markLost(departedNodeId, clock.instant()).thenApply(lost -> {
-            for (SessionInfo session : lost) {
-                logFailure(quota.release(session.ownerId(), session.sessionId()), "give back the quota place of",
-                        session.sessionId());
-                counter.ended(SessionStatus.LOST);
-            }
-            if (!lost.isEmpty()) {
-                LOG.info("{} sessions of node {} marked lost", lost.size(), departedNodeId);
-            }
-            return lost;
-        });
+        return directory.markLost(departedNodeId, clock.instant()).thenApply(lost -> givenBack(lost, departedNodeId));
+    }
+
+    /**
+     * Records that call sessions live on this node, which this node does not hold (a write lost in a partition's
+     * migration, say): they turn {@code lost}, and their places go back, as for a node that departed.
+     */
+    public CompletionStage<List<SessionInfo>> orphaned(Collection<String> ids) {
+        return directory.markLost(ids, nodeId, clock.instant()).thenApply(lost -> givenBack(lost, nodeId));
+    }
+
+    private List<SessionInfo> givenBack(List<SessionInfo> lost, String ofNode) {
+        for (SessionInfo session : lost) {
+            logFailure(quota.release(session.ownerId(), session.sessionId()), "give back the quota place of",
+                    session.sessionId());
+            counter.ended(SessionStatus.LOST);
+        }
+        if (!lost.isEmpty()) {
+            LOG.info("{} sessions of node {} marked lost", lost.size(), ofNode);
+        }
+        return lost;
     }
 
     private void giveBack(SessionInfo info) {

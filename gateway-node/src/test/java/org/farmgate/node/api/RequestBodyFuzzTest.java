@@ -39,12 +39,12 @@ class RequestBodyFuzzTest {
                 assertTrue(value.codePointCount(0, value.length()) <= SessionRequestParser.MAX_VALUE_LENGTH);
             }
         } catch (GatewayException refused) {
-            Refusals.assertPlain(refused);
+            Refusals.assertPlain(refused, body);
         }
         try {
             TokensApi.readBody(body, TokensApi.CreateToken.class);
         } catch (GatewayException refused) {
-            Refusals.assertPlain(refused);
+            Refusals.assertPlain(refused, body);
         }
     }
 }

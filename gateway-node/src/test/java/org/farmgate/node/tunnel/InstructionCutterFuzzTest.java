@@ -62,7 +62,12 @@ class InstructionCutterFuzzTest {
         } catch (WireFormatException e) {
             throw new AssertionError("the cutter handed on something the parser refuses", e);
         }
-        assertEquals(expected, cut, "the cutter lost, doubled or changed instructions");
+        if (error == null) {
+            assertEquals(expected, cut, "the cutter lost, doubled or changed instructions");
+        } else {
+            // The chunk that fails hands nothing on (the tunnel ends there): what went before is the parser's start.
+            assertEquals(expected.subList(0, cut.size()), cut, "the cutter changed instructions before the error");
+        }
         for (int i = 0; i < copies.size(); i++) {
             byte[] now = Arrays.copyOfRange(arrays.get(i), starts.get(i), starts.get(i) + copies.get(i).length);
             assertArrayEquals(copies.get(i), now, "bytes already handed on were overwritten");
