@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
 import org.farmgate.router.SessionDirectory;
@@ -15,9 +16,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Each node's repair of the directory: a record that calls a session live on this node, which this node does not
  * hold, is an orphan (the end's write was lost while partitions migrated in a split, seen in the fault campaign);
- * one seen in two rounds in a row is marked lost and its quota place given back. A record is written only after its
- * session is in the node's memory and a session leaves memory only after its end is written, so a session being
- * opened or ended is never one; the second round covers a write still in flight.
+ * one seen in two rounds in a row is marked lost and its quota place given back. A session this node holds as ended
+ * whose record still says live gets its final record written again. A record is written only after its session is
+ * in the node's memory and a session leaves memory only after its end is written, so a session being opened or
+ * ended is never one; the second round covers a write still in flight.
  */
 public final class OrphanRecords {
 
@@ -53,15 +55,25 @@ public final class OrphanRecords {
         return Future.fromCompletionStage(directory.liveOn(nodeId), vertx.getOrCreateContext()).compose(ids -> {
             Set<String> orphans = new HashSet<>();
             for (String id : ids) {
-                if (host.local(id) == null) {
+                LocalSession session = host.local(id);
+                if (session == null || !session.info().status().isLive()) {
                     orphans.add(id);
                 }
             }
             Set<String> confirmed = new HashSet<>(orphans);
             confirmed.retainAll(suspects);
             suspects = orphans;
+            Set<String> ended = new HashSet<>();
+            for (String id : confirmed) {
+                LocalSession session = host.local(id);
+                if (session != null) {
+                    ledger.publish(session.info()); // its end, written again
+                    ended.add(id);
+                }
+            }
+            confirmed.removeAll(ended);
             if (confirmed.isEmpty()) {
-                return Future.succeededFuture(List.of());
+                return Future.succeededFuture(List.copyOf(ended));
             }
             LOG.warn("node {}: the directory calls {} sessions live here that this node does not hold: marking "
                     + "them lost", nodeId, confirmed.size());
