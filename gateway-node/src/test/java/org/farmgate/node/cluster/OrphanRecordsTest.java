@@ -9,6 +9,7 @@ import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.node.TestNode;
+import org.farmgate.testkit.client.WsClient;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +34,31 @@ class OrphanRecordsTest {
             assertEquals(SessionStatus.LOST, node.session("ghost-session").status());
             assertEquals(SessionStatus.PENDING, node.session(held.sessionId()).status(), "a held session stays");
             node.request("DELETE", "/api/sessions/" + held.sessionId(), TestNode.ADMIN, null);
+        }
+    }
+
+    @Test
+    void anEndTheDirectoryMissedIsWrittenAgain() throws Exception {
+        try (TestNode node = TestNode.start()) {
+            SessionInfo session = node.sshSession();
+            try (WsClient client = node.attach(session)) {
+                client.awaitInstruction("sync");
+            }
+            node.awaitStatus(session.sessionId(), SessionStatus.COMPLETED);
+            SessionInfo stale = node.session(session.sessionId()).attached(); // as if the end never landed
+            node.node.runtime().sessions().set(stale.sessionId(), stale).toCompletableFuture().get(10,
+                    TimeUnit.SECONDS);
+            assertEquals(SessionStatus.ACTIVE, node.session(session.sessionId()).status());
+            OrphanRecords repair = node.node.orphanRecords();
+            repair.repairOnce().await(10, TimeUnit.SECONDS);
+            assertEquals(List.of(session.sessionId()), repair.repairOnce().await(10, TimeUnit.SECONDS));
+            TestNode.await(() -> {
+                try {
+                    return node.session(session.sessionId()).status() == SessionStatus.COMPLETED;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "the node's own end was not written again");
         }
     }
 }
