@@ -160,7 +160,10 @@ public final class NodeAgent {
                     measurements, held, false, clock.instant());
             return await(registry.publish(fresh, unheld.expired(lastPublished, held.entries().keySet(),
                     clock.millis())))
-                    .compose(accepted -> {
+                    .compose(answer -> {
+                        // No answer at all (null): the update was not believed where it ran (a member without
+                        // this cluster's key, or one that lacks ours): refused as well.
+                        boolean accepted = Boolean.TRUE.equals(answer);
                         if (!accepted && !refused) {
                             LOG.warn("node {}: the cluster declared member {} gone; the node takes no new session "
                                     + "until it rejoins", config.nodeId(), address.memberId());

@@ -170,13 +170,14 @@ public final class SessionService {
                     userLimits.quota()));
             Future<SessionRouter.Placement> placement = place(sessionId, spec, new HashSet<>());
             return Future.join(place, placement).transform(both -> {
-                boolean granted = place.succeeded() && place.result().granted();
+                boolean granted = place.succeeded() && place.result() != null && place.result().granted();
                 if (!granted) {
                     if (placement.succeeded()) {
                         router.release(placement.result().nodeId(), sessionId);
                     }
-                    return Future.failedFuture(place.failed() ? place.cause() : overLimit(creator, place.result(),
-                            chargeMb));
+                    return Future.failedFuture(place.failed() ? place.cause() : place.result() == null
+                            ? new UnavailableException("the cluster did not take this node's quota update")
+                            : overLimit(creator, place.result(), chargeMb));
                 }
                 OpenRequest request = new OpenRequest(sessionId, creator, spec, addresses.get(0).getHostAddress(), 0,
                         entry, overrides);
