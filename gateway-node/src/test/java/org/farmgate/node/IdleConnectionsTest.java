@@ -75,7 +75,9 @@ class IdleConnectionsTest {
                 try (Socket eleventh = new Socket("127.0.0.1", node.port())) {
                     assertClosed(eleventh);
                 }
-                assertTrue(trickle(sockets.get(0), "GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n"));
+                OutputStream first = sockets.get(0).getOutputStream();
+                first.write("GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                first.flush();
                 sockets.get(0).setSoTimeout(10_000);
                 String status = new String(sockets.get(0).getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
                 assertEquals("HTTP/1.1 200", status, "the ten within the cap are served");

@@ -19,12 +19,38 @@ public final class JsonBody {
         try {
             root = Json.mapper().readTree(body == null ? "" : body);
         } catch (JsonProcessingException e) {
-            throw new InvalidRequestException("request body is not valid JSON: " + e.getOriginalMessage());
+            throw new InvalidRequestException("request body is not valid JSON" + where(e) + ": " + what(e));
         }
         if (!(root instanceof ObjectNode object)) {
             throw new InvalidRequestException("request body must be a JSON object");
         }
         return object;
+    }
+
+    private static String where(JsonProcessingException e) {
+        return e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column "
+                + e.getLocation().getColumnNr() + ")";
+    }
+
+    /**
+     * What is wrong, in JSON's words: Jackson's own messages name its classes and settings (a fuzzer found
+     * "bound as `com.fasterxml.jackson.databind.JsonNode` ... `DeserializationFeature.FAIL_ON_TRAILING_TOKENS`").
+     */
+    private static String what(JsonProcessingException e) {
+        String message = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+        if (message.startsWith("Trailing token")) {
+            return "more follows the JSON value";
+        }
+        if (message.contains("end-of-input") || message.contains("No content")) {
+            return "it ends too early";
+        }
+        if (message.startsWith("Unexpected character")) {
+            return "unexpected character";
+        }
+        if (message.startsWith("Unrecognized token")) {
+            return "a word that is not a JSON value";
+        }
+        return message.contains("com.fasterxml") || message.contains("java.") ? "malformed" : message;
     }
 
     public static void onlyFields(ObjectNode body, Collection<String> known) {
