@@ -28,10 +28,7 @@ class ReattachTest {
     void aClientThatComesBackJoinsTheSameConnection() throws Exception {
         try (TestNode node = TestNode.start(STRICT, Map.of("GW_REATTACH_GRACE_SECS", "30"))) {
             SessionInfo session = node.sshSession();
-            try (WsClient first = node.attach(session)) {
-                first.awaitInstruction("sync");
-            }
-            TestNode.await(() -> activeConnections(node, session) == 0, "the session did not wait for its client");
+            leaveSilently(node, session);
             assertEquals(SessionStatus.ACTIVE, node.session(session.sessionId()).status());
             SyntheticConnection held = node.guacd.lastSession();
             Thread.sleep(4000); // twice guacd's patience with a silent user: the node must have answered for it
@@ -85,10 +82,7 @@ class ReattachTest {
     void aReturnedClientThatSaysDisconnectEndsTheSession() throws Exception {
         try (TestNode node = TestNode.start(STRICT, Map.of("GW_REATTACH_GRACE_SECS", "30"))) {
             SessionInfo session = node.sshSession();
-            try (WsClient first = node.attach(session)) {
-                first.awaitInstruction("sync");
-            }
-            TestNode.await(() -> activeConnections(node, session) == 0, "the session did not wait for its client");
+            leaveSilently(node, session);
             try (WsClient second = node.attach(session)) {
                 second.awaitInstruction("sync");
                 second.send("10.disconnect;");
@@ -118,6 +112,14 @@ class ReattachTest {
                 node.assertNothingLeaks();
             }
         }
+    }
+
+    /** A client attaches, sees the display, and goes without a word; the session waits for it. */
+    private static void leaveSilently(TestNode node, SessionInfo session) throws Exception {
+        try (WsClient first = node.attach(session)) {
+            first.awaitInstruction("sync");
+        }
+        TestNode.await(() -> activeConnections(node, session) == 0, "the session did not wait for its client");
     }
 
     private static int activeConnections(TestNode node, SessionInfo session) {
