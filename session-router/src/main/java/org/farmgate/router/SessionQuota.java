@@ -55,7 +55,8 @@ public final class SessionQuota {
 
     /** Gives the session's place back; false when it held none. */
     public CompletionStage<Boolean> release(String user, String sessionId) {
-        return places.update(user, new Release(Set.of(sessionId))).thenApply(released -> released != null && released > 0);
+        return places.update(user, new Release(Set.of(sessionId)))
+                .thenApply(released -> released != null && released > 0);
     }
 
     /** Gives back every place of {@code sessionIds} the user still has; the count given back. */

@@ -60,7 +60,7 @@ public record Instruction(String opcode, List<String> args) {
      * Decodes one complete instruction that an {@link InstructionScanner} has already validated: the lengths are known
      * to be right and the bytes valid UTF-8, so this only splits.
      */
-    static Instruction decodeValidated(byte[] bytes, int from, int to) {
+    public static Instruction decodeValidated(byte[] bytes, int from, int to) {
         List<String> elements = new ArrayList<>();
         int i = from;
         while (i < to) {

@@ -3,6 +3,7 @@ package org.farmgate.node.cluster;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -54,24 +55,25 @@ public final class OrphanRecords {
     public Future<List<String>> repairOnce() {
         return Future.fromCompletionStage(directory.liveOn(nodeId), vertx.getOrCreateContext()).compose(ids -> {
             Set<String> orphans = new HashSet<>();
+            Set<String> confirmed = new HashSet<>();
+            List<String> ended = new ArrayList<>();
             for (String id : ids) {
                 LocalSession session = host.local(id);
-                if (session == null || !session.info().status().isLive()) {
-                    orphans.add(id);
+                if (session != null && session.info().status().isLive()) {
+                    continue;
                 }
-            }
-            Set<String> confirmed = new HashSet<>(orphans);
-            confirmed.retainAll(suspects);
-            suspects = orphans;
-            Set<String> ended = new HashSet<>();
-            for (String id : confirmed) {
-                LocalSession session = host.local(id);
+                orphans.add(id);
+                if (!suspects.contains(id)) {
+                    continue;
+                }
                 if (session != null) {
                     ledger.publish(session.info()); // its end, written again
                     ended.add(id);
+                } else {
+                    confirmed.add(id);
                 }
             }
-            confirmed.removeAll(ended);
+            suspects = orphans;
             if (confirmed.isEmpty()) {
                 return Future.succeededFuture(List.copyOf(ended));
             }

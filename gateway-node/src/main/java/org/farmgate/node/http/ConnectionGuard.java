@@ -73,11 +73,6 @@ public final class ConnectionGuard {
         };
     }
 
-    /** Connections open now, all addresses together: what the tests look at. */
-    public int open() {
-        return perAddress.values().stream().mapToInt(AtomicInteger::get).sum();
-    }
-
     private static String address(SocketAddress remote) {
         return remote == null ? "unknown" : remote.hostAddress();
     }

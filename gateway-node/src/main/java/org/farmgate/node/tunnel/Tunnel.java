@@ -8,7 +8,6 @@ import io.vertx.core.http.WebSocketBase;
 import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import org.farmgate.node.guacd.GuacdConnection;
@@ -16,7 +15,6 @@ import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.session.Detacher;
 import org.farmgate.node.session.SessionLink;
 import org.farmgate.node.session.TunnelEnd;
-import org.farmgate.protocol.GuacamoleParser;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.protocol.Instruction;
 import org.farmgate.protocol.InstructionScanner;
@@ -32,8 +30,9 @@ import org.farmgate.protocol.WireLimits;
  * pings, and a client that sends pings without reading the echoes would otherwise have this node queue them without
  * end (480 MB in 24 s, then out of memory, once). A side held like this for longer than the stall limit is cut, with
  * a timeout status: memory is bounded by the pause, the session's lifetime by the limit. Towards the client every
- * text message holds whole instructions only (guacamole-common-js drops a partial one); towards guacd only whole instructions are forwarded, after the tunnel's own internal
- * instructions (empty opcode) were taken out: a {@code ping} is echoed, the rest dropped.
+ * text message holds whole instructions only (guacamole-common-js drops a partial one); towards guacd only whole
+ * instructions are forwarded, after the tunnel's own internal instructions (empty opcode) were taken out: a
+ * {@code ping} is echoed, the rest dropped.
  *
  * <p>guacd's {@code error} is forwarded, then the WebSocket is closed with the error's status as the close reason,
  * which is where guacamole-common-js looks for it. Whatever ends first, both sides are closed and the listener
@@ -368,14 +367,9 @@ public final class Tunnel implements SessionLink {
         listener.accept(result);
     }
 
+    /** One instruction the cutter's scanner has already validated: only split, not parsed again. */
     static Instruction decode(byte[] bytes, int start, int end) {
-        try {
-            List<Instruction> parsed = new GuacamoleParser(WireLimits.FROM_GUACD)
-                    .feed(Arrays.copyOfRange(bytes, start, end));
-            return parsed.get(0);
-        } catch (WireFormatException e) {
-            throw new IllegalStateException("the scanner already validated this instruction", e);
-        }
+        return Instruction.decodeValidated(bytes, start, end);
     }
 
     private static boolean startsWith(byte[] bytes, int start, int end, byte[] prefix) {
