@@ -35,20 +35,30 @@ function target(session) {
   return `${session.hostname}:${session.port}`;
 }
 
-/** Opens the Guacamole tunnel to a pending session and shows its display; {@code again} makes a new one. */
-async function connect(session, again) {
+/**
+ * Opens the Guacamole tunnel to a session and shows its display; {@code again} makes a new one. {@code watch} is set
+ * for someone who came by a share link: {ticket, readOnly, token, name}; a read-only watcher's page sends no input
+ * (and the node would drop it anyway).
+ */
+async function connect(session, again, watch) {
   leave();
   view.hidden = false;
-  const {ticket} = await api('POST', '/api/ws-ticket');
+  const {ticket} = watch || await api('POST', '/api/ws-ticket');
+  document.body.dataset.watch = watch ? (watch.readOnly ? 'read-only' : 'collaborative') : '';
+  $('sharing').hidden = Boolean(watch);
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const tunnel = new Guacamole.WebSocketTunnel(`${scheme}//${location.host}${session.ws_url}`);
   const client = new Guacamole.Client(tunnel);
-  const state = {client, session, again, leaving: false, failed: false, countdown: null, keyboard: null};
+  const state = {client, session, again, watch, leaving: false, failed: false, countdown: null, keyboard: null};
   current = state;
-  sessionStorage.setItem(SESSION_KEY, session.session_id);
+  if (!watch) {
+    sessionStorage.setItem(SESSION_KEY, session.session_id);
+  }
   const display = client.getDisplay();
   displayBox.replaceChildren(display.getElement());
-  $('session-label').textContent = `${session.session_type}://${target(session)} · ${session.node_id}`;
+  $('session-label').textContent = watch
+    ? `${session.owner}'s ${session.session_type} session, shared with you ${watch.readOnly ? '(read-only)' : ''}`
+    : `${session.session_type}://${target(session)} · ${session.node_id}`;
   hideOverlay();
 
   const fail = (code, message) => {
@@ -108,13 +118,15 @@ async function connect(session, again) {
     return true;
   };
 
-  const mouse = new Guacamole.Mouse(display.getElement());
-  mouse.onEach(['mousedown', 'mouseup', 'mousemove', 'mousewheel'], event => {
-    if (current === state && menu.hidden) {
-      client.sendMouseState(event.state, true);
-    }
-  });
-  state.keyboard = keyboardFor(state);
+  if (!watch || !watch.readOnly) {
+    const mouse = new Guacamole.Mouse(display.getElement());
+    mouse.onEach(['mousedown', 'mouseup', 'mousemove', 'mousewheel'], event => {
+      if (current === state && menu.hidden) {
+        client.sendMouseState(event.state, true);
+      }
+    });
+    state.keyboard = keyboardFor(state);
+  }
 
   const size = areaSize();
   const params = new URLSearchParams({ticket, GUAC_WIDTH: String(size.width), GUAC_HEIGHT: String(size.height),
@@ -172,7 +184,58 @@ function toggleMenu() {
     displayBox.focus();
   } else {
     clipboard.focus();
+    showShares();
   }
+}
+
+/** The session's share links and who watches by them, while the menu is open. */
+async function showShares() {
+  const state = current;
+  if (!state || state.watch || menu.hidden) {
+    return;
+  }
+  const id = state.session.session_id;
+  try {
+    const [shares, session] = await Promise.all([api('GET', `/api/sessions/${id}/shares`),
+      api('GET', `/api/sessions/${id}`)]);
+    const watchers = session.watchers || [];
+    $('shares').replaceChildren(...shares.map(share => element('li', {'data-share': share.share_id},
+      `${share.mode} link, until ${new Date(share.expires_at).toLocaleTimeString()} `,
+      element('button', {onclick: () => revokeShare(id, share.share_id)}, 'Stop sharing'))));
+    $('watchers').textContent = watchers.length === 0 ? 'Nobody is watching.'
+      : 'Watching now: ' + watchers.map(w => `${w.name}${w.read_only ? '' : ' (can type)'}`).join(', ');
+  } catch (error) {
+    $('watchers').textContent = error.message;
+  }
+  clearTimeout(state.sharesTimer);
+  state.sharesTimer = setTimeout(showShares, 3000);
+}
+
+async function makeShare(mode) {
+  const state = current;
+  try {
+    const share = await api('POST', `/api/sessions/${state.session.session_id}/shares`, {mode});
+    const link = $('share-link');
+    link.value = new URL(share.share_url, location.href).href;
+    link.hidden = false;
+    link.select();
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(link.value).catch(() => {});
+    }
+  } catch (error) {
+    $('watchers').textContent = error.message;
+  }
+  showShares();
+}
+
+async function revokeShare(sessionId, shareId) {
+  try {
+    await api('DELETE', `/api/sessions/${sessionId}/shares/${shareId}`);
+    $('share-link').hidden = true;
+  } catch (error) {
+    $('watchers').textContent = error.message;
+  }
+  showShares();
 }
 
 /** Scales the remote display to the room it has (never up), when "fit to window" is on. */
@@ -193,7 +256,7 @@ function fit() {
 
 /** Asks the remote side to take the new size (SSH, VNC where it can, RDP by display-update), then fits. */
 function followWindow() {
-  if (current) {
+  if (current && !current.watch) {
     const size = areaSize();
     current.client.sendSize(size.width, size.height);
     fit();
@@ -308,6 +371,8 @@ $('fullscreen').onclick = () => (document.fullscreenElement ? document.exitFulls
 $('ctrl-alt-del').onclick = () => sendKeys([0xFFE3, 0xFFE9, 0xFFFF]);
 $('menu-button').onclick = toggleMenu;
 $('menu-close').onclick = toggleMenu;
+$('share-read-only').onclick = () => makeShare('read-only');
+$('share-collaborative').onclick = () => makeShare('collaborative');
 for (const button of menu.querySelectorAll('button[data-keys]')) {
   button.onclick = () => sendKeys(button.dataset.keys.split(',').map(Number));
 }
@@ -340,6 +405,10 @@ $('overlay-reconnect').onclick = async () => {
     return;
   }
   try {
+    if (state.watch) {
+      await watchShared(state.watch.token, state.watch.name);
+      return;
+    }
     await connect(await resume(state.session.session_id, state.again), state.again);
   } catch (error) {
     showOverlay(error.message, `HTTP ${error.status || ''}`, state);
@@ -469,7 +538,46 @@ async function refresh() {
 $('search').oninput = () => book && renderBook();
 $('everyone').onchange = refresh;
 
+/** Trades a share link for a ticket (the link is the only credential a watcher has) and watches. */
+async function watchShared(token, name) {
+  const body = {share: token};
+  if (name) body.name = name;
+  const granted = await api('POST', '/api/share-ticket', body, '');
+  const session = {session_id: granted.session_id, ws_url: granted.ws_url, session_type: granted.session_type,
+    owner: granted.owner};
+  await connect(session, null, {ticket: granted.ticket, readOnly: granted.mode === 'read-only', token, name});
+}
+
+/** Someone with a share link signs in with nothing: they give a name, and watch. */
+function startWatching(token) {
+  history.replaceState(null, '', location.pathname + location.search); // the link leaves the address bar
+  const form = document.querySelector('form.watch');
+  form.hidden = false;
+  $('disconnect').onclick = $('overlay-close').onclick = () => {
+    leave();
+    hideOverlay();
+    view.hidden = true;
+    form.hidden = false;
+  };
+  form.onsubmit = async event => {
+    event.preventDefault();
+    try {
+      await watchShared(token, form.querySelector('input[name=name]').value.trim());
+      form.hidden = true;
+    } catch (error) {
+      view.hidden = true;
+      form.querySelector('.problem').textContent = error.status === 401
+        ? 'This link was revoked or has expired. Ask the person who shared it for a new one.' : error.message;
+    }
+  };
+}
+
 async function start() {
+  const shared = fragmentParam('share');
+  if (shared) {
+    startWatching(shared);
+    return;
+  }
   await signIn(document.querySelector('form.token'), token => api('GET', '/api/sessions', undefined, token));
   try {
     await api('GET', '/api/cluster');

@@ -63,8 +63,10 @@ export class ApiError extends Error {
   }
 }
 
+/** A JSON API call with the page's token, or {@code token}; an empty {@code token} sends none. */
 export async function api(method, path, body, token) {
-  const headers = {'Authorization': 'Bearer ' + (token || sessionStorage.getItem(KEY))};
+  const credential = token === '' ? null : token || sessionStorage.getItem(KEY);
+  const headers = credential ? {'Authorization': 'Bearer ' + credential} : {};
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
   }

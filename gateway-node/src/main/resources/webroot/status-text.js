@@ -33,6 +33,15 @@ export function statusText(code, message, target) {
   if ((code === 519 || code === 515) && /certificate|tls|ssl/i.test(detail)) {
     return 'The remote machine\'s certificate is not trusted. Connect with "ignore certificate" if you trust it.';
   }
+  if (code === 771 && /share link/i.test(detail)) {
+    return 'The person who shared this session stopped sharing it.';
+  }
+  if (code === 517 && /not started/i.test(detail)) {
+    return 'The shared session has not started yet. Try again once its owner is connected.';
+  }
+  if (code === 797 && /watchers/i.test(detail)) {
+    return 'As many people as allowed are watching this session already.';
+  }
   if (code === 776 && /read nothing/i.test(detail)) {
     return 'The session was ended because this browser stopped reading from it.';
   }

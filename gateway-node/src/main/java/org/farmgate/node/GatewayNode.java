@@ -24,6 +24,7 @@ import org.farmgate.node.api.ApiRouter;
 import org.farmgate.node.api.ClusterApi;
 import org.farmgate.node.api.HealthApi;
 import org.farmgate.node.api.SessionsApi;
+import org.farmgate.node.api.SharesApi;
 import org.farmgate.node.api.TokensApi;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.TicketService;
@@ -47,6 +48,7 @@ import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
 import org.farmgate.node.session.SessionService;
+import org.farmgate.node.share.ShareService;
 import org.farmgate.node.tunnel.OriginPolicy;
 import org.farmgate.node.tunnel.TunnelEndpoint;
 import org.farmgate.protocol.GuacamoleStatus;
@@ -108,7 +110,8 @@ public final class GatewayNode {
         SessionLedger ledger = new SessionLedger(config.nodeId(), directory, sessionRouter, quota, metrics::ended,
                 clock);
         this.host = new SessionHost(vertx, config.nodeId(), new SessionHost.Limits(config.pendingTimeout(),
-                config.maxSessionDuration(), config.finishedRetention(), config.reattachGrace()), ledger, clock);
+                config.maxSessionDuration(), config.finishedRetention(), config.reattachGrace(),
+                config.shares().maxWatchers()), ledger, clock);
         this.guacd = new GuacdClient(vertx, config.guacdHost(), config.guacdPort(), config.guacdConnectTimeout(),
                 config.guacdStepTimeout());
         this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), environment.host(),
@@ -127,8 +130,11 @@ public final class GatewayNode {
         this.peers = new PeerChannels(messenger, config.nodeId());
         SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(), config.userLimits(),
                 config.costModel(), host, directory, sessionRouter, quota, ledger, messenger, metrics);
+        ShareService shares = new ShareService(vertx, config.nodeId(), runtime.shares(), directory, host, tickets,
+                messenger, config.shares(), clock);
         metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);
         sessions.serve();
+        shares.serve();
         this.addressBook = AddressBookRuntime.start(config.addressBook(), config.nodeId(), runtime, metrics, clock);
         if (addressBook != null) {
             sessions.addressBook(addressBook.cache().source());
@@ -139,6 +145,7 @@ public final class GatewayNode {
                 addressBook == null ? null : addressBook.cache())).mount(router);
         new SessionsApi(sessions, metrics, config.pendingTimeout().toSeconds()).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
+        new SharesApi(shares).mount(router, auth);
         new ClusterApi(vertx, registry, agent, quota).mount(router, auth);
         if (addressBook != null) {
             new AddressBookApi(vertx, addressBook.cache(), sessions,
@@ -146,7 +153,7 @@ public final class GatewayNode {
         }
         this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), config.security(), auth, tickets, relayTickets,
                 host, directory, registry, guacd, new OriginPolicy(config.allowedOrigins()),
-                config.defaultTimezone().getId(), config.connections().stallTimeout(), metrics);
+                config.defaultTimezone().getId(), config.connections().stallTimeout(), shares, metrics);
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
         // The browser pages: the client at /, the capacity view at /admin.html (tokens never appear in URLs

@@ -240,6 +240,52 @@ class BrowserPagesTest {
         }
     }
 
+    /**
+     * The owner makes a read-only link from the menu; a second browser opens it, gives a name and watches, with no
+     * keyboard or mouse of its own; the owner sees who watches, and stops sharing, which the watcher is told in words.
+     */
+    @Test
+    void aSharedLinkLetsSomeoneWatchUntilTheOwnerStopsSharing() throws Exception {
+        try (TestNode node = TestNode.start(new SyntheticGuacdOptions().stream(java.time.Duration.ofMillis(200), 200),
+                Map.of()); HeadlessChromium owner = new HeadlessChromium(1200, 800);
+                HeadlessChromium guest = new HeadlessChromium(1000, 700)) {
+            SessionInfo session = node.sshSession();
+            owner.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN + "&connect="
+                    + session.sessionId());
+            assertEquals("connected", owner.awaitValue("document.body.dataset.state", "connected", 15_000));
+            owner.evaluate("(() => { document.getElementById('menu-button').click();"
+                    + " document.getElementById('share-read-only').click(); return 'ok'; })()");
+            String link = owner.awaitValue("document.getElementById('share-link').value.includes('#share=sht_')"
+                    + " ? 'made' : ''", "made", 10_000);
+            assertEquals("made", link);
+            String url = owner.evaluate("document.getElementById('share-link').value");
+
+            guest.navigate(url);
+            guest.awaitValue("String(!document.querySelector('form.watch').hidden)", "true", 10_000);
+            String where = guest.evaluate("location.href + ' ' + document.readyState + ' ' + document.body.dataset.state");
+            assertEquals("", guest.evaluate("location.hash"), "the link left the guest's address bar: " + where);
+            guest.evaluate("(() => { const f = document.querySelector('form.watch');"
+                    + " f.querySelector('input').value = 'Bob'; f.requestSubmit(); return 'ok'; })()");
+            assertEquals("connected", guest.awaitValue("document.body.dataset.state", "connected", 15_000),
+                    guest.evaluate("document.getElementById('status').textContent"));
+            assertEquals("read-only", guest.evaluate("document.body.dataset.watch"));
+            guest.screenshot(SHOTS.resolve("client-watching.png"));
+            assertEquals("Watching now: Bob", owner.awaitValue("document.getElementById('watchers').textContent",
+                    "Watching now: Bob", 10_000), "the owner sees who watches");
+            owner.screenshot(SHOTS.resolve("client-sharing-menu.png"));
+
+            owner.evaluate("(() => { document.querySelector('#shares button').click(); return 'ok'; })()");
+            String told = "The person who shared this session stopped sharing it.";
+            assertEquals(told, guest.awaitValue("document.getElementById('overlay').hidden ? '' :"
+                    + " document.getElementById('overlay-text').textContent", told, 10_000));
+            guest.screenshot(SHOTS.resolve("client-share-revoked.png"));
+            assertEquals("connected", owner.evaluate("document.body.dataset.state"), "the owner works on");
+            assertTrue(node.guacd.connections().stream().filter(c -> c.joined() != null)
+                    .flatMap(c -> c.received().stream()).noneMatch(i -> i.opcode().equals("key")
+                            || i.opcode().equals("mouse")), "the watcher sent input");
+        }
+    }
+
     @Test
     void aWrongTokenIsRefusedWithAReason() throws Exception {
         try (TestNode node = TestNode.start(); HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {

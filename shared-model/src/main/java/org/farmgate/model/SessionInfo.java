@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.io.Serializable;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -15,6 +16,7 @@ import java.util.Objects;
  * @param ownerId whom it belongs to: the creating token's id, never reused, unlike a name (a new token under a
  *     revoked one's name must not inherit its sessions)
  * @param endReason why a finished session ended, e.g. {@code "guacd error 769: Aborted. See logs."}; null while live
+ * @param watchers who is attached through a share link now
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(value = "ws_url", allowGetters = true)
@@ -32,13 +34,23 @@ public record SessionInfo(
         @JsonProperty("node_id") String nodeId,
         @JsonProperty("estimated_memory_mb") int estimatedMemoryMb,
         @JsonProperty("ended_at") Instant endedAt,
-        @JsonProperty("end_reason") String endReason) implements Serializable {
+        @JsonProperty("end_reason") String endReason,
+        @JsonProperty("watchers") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Watcher> watchers)
+        implements Serializable {
 
     public SessionInfo {
+        watchers = watchers == null ? List.of() : List.copyOf(watchers);
         Objects.requireNonNull(sessionId, "sessionId");
         Objects.requireNonNull(sessionType, "sessionType");
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(createdAt, "createdAt");
+    }
+
+    public SessionInfo(String sessionId, Protocol sessionType, SessionStatus status, Instant createdAt,
+            String hostname, int port, String username, String createdBy, String ownerId, int activeConnections,
+            String nodeId, int estimatedMemoryMb, Instant endedAt, String endReason) {
+        this(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy, ownerId,
+                activeConnections, nodeId, estimatedMemoryMb, endedAt, endReason, List.of());
     }
 
     /** Where the browser attaches its WebSocket. */
@@ -49,13 +61,20 @@ public record SessionInfo(
 
     public SessionInfo attached() {
         return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
-                createdBy, ownerId, 1, nodeId, estimatedMemoryMb, null, null);
+                createdBy, ownerId, 1 + watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers);
     }
 
     /** Live, with no client attached for now: its guacd connection is held for one to join again. */
     public SessionInfo detached() {
         return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
-                createdBy, ownerId, 0, nodeId, estimatedMemoryMb, null, null);
+                createdBy, ownerId, watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers);
+    }
+
+    /** The same session with these watchers; the count of connections follows. */
+    public SessionInfo watchedBy(List<Watcher> now) {
+        int owner = activeConnections - watchers.size();
+        return new SessionInfo(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy,
+                ownerId, owner + now.size(), nodeId, estimatedMemoryMb, endedAt, endReason, now);
     }
 
     public SessionInfo ended(SessionStatus finalStatus, Instant at, String reason) {

@@ -42,7 +42,8 @@ public record NodeConfig(
         ClusterSettings cluster,
         ClusterSecurity security,
         CapacitySettings capacity,
-        AddressBookSettings addressBook) {
+        AddressBookSettings addressBook,
+        ShareSettings shares) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
@@ -77,7 +78,8 @@ public record NodeConfig(
                 cluster,
                 ClusterSecurity.from(source, nodeId, cluster),
                 CapacitySettings.from(source),
-                AddressBookSettings.from(source));
+                AddressBookSettings.from(source),
+                ShareSettings.from(source));
     }
 
     /** Names the admin token's presence, never its value. */

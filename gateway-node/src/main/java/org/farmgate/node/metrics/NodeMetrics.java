@@ -52,6 +52,7 @@ public final class NodeMetrics {
     private final Timer placement;
     private final Timer attach;
     private final Counter relayHops;
+    private final Counter watcherInputDropped;
 
     public NodeMetrics() {
         // Two of Micrometer's standard names break Prometheus's naming rules (promtool): a unit abbreviation and
@@ -84,6 +85,8 @@ public final class NodeMetrics {
                 .publishPercentileHistogram().maximumExpectedValue(Duration.ofSeconds(30)).register(registry);
         relayHops = Counter.builder("farmgate_relay_hops").description(
                 "WebSockets this node relayed to the node that holds their session").register(registry);
+        watcherInputDropped = Counter.builder("farmgate_watcher_input_dropped").description(
+                "Instructions from read-only watchers that the node kept from guacd").register(registry);
     }
 
     /** Vert.x's own metrics, reported into the same registry. */
@@ -181,6 +184,10 @@ public final class NodeMetrics {
 
     public void relayHop() {
         relayHops.increment();
+    }
+
+    public void watcherInputDropped(long instructions) {
+        watcherInputDropped.increment(instructions);
     }
 
     /** The address book's cache and source, counted. */

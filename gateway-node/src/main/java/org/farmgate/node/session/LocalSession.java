@@ -2,10 +2,12 @@ package org.farmgate.node.session;
 
 import java.net.InetAddress;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
+import org.farmgate.model.Watcher;
 import org.farmgate.node.guacd.HandshakeRequest;
 
 
@@ -34,6 +36,10 @@ public final class LocalSession {
     SessionLink anchor;
     /** guacd's id of the session's connection, from {@code ready}: what a returning client joins. */
     String connectionId;
+    /** Who is attached by a share link, each by their own tunnel and guacd connection (a join). */
+    final Map<SessionLink, Watcher> watchers = new LinkedHashMap<>();
+    /** Watchers whose guacd join is under way: they count against the limit already. */
+    int watchersJoining;
     long graceTimer = -1;
     long pendingTimer = -1;
     long durationTimer = -1;
@@ -85,5 +91,19 @@ public final class LocalSession {
             join = anchor != null ? connectionId : null;
         }
         return join != null ? request.joining(join) : request;
+    }
+
+    /**
+     * A watcher's handshake: a join of the session's guacd connection under the watcher's name, {@code read-only}
+     * when the link is, so that guacd drops their input too. No connection argument, no credential, is sent.
+     */
+    public HandshakeRequest watchRequest(ClientHints hints, String defaultTimezone, String name, boolean readOnly) {
+        String join;
+        synchronized (this) {
+            join = connectionId;
+        }
+        String timezone = hints.timezone() != null ? hints.timezone() : defaultTimezone;
+        return new HandshakeRequest(spec.protocol(), readOnly ? Map.of("read-only", "true") : Map.of(),
+                spec.display(), hints.audioOrDefault(), hints.video(), hints.imageOrDefault(), timezone, name, join);
     }
 }

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.farmgate.error.ConflictException;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.error.SessionClosedException;
 import org.farmgate.error.TooManyException;
@@ -22,6 +23,7 @@ import org.farmgate.model.ReservationBook;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.model.SessionStatus;
+import org.farmgate.model.Watcher;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.slf4j.Logger;
@@ -45,8 +47,10 @@ public final class SessionHost {
      *
      * @param reattachGrace how long a session whose client went without a word waits for one to come back, its guacd
      *     connection held; zero: it ends with its client
+     * @param maxWatchers how many may watch one session through share links at once (each is a guacd user)
      */
-    public record Limits(Duration pendingTimeout, Duration maxDuration, Duration retention, Duration reattachGrace) {
+    public record Limits(Duration pendingTimeout, Duration maxDuration, Duration retention, Duration reattachGrace,
+            int maxWatchers) {
     }
 
     private final Vertx vertx;
@@ -117,6 +121,133 @@ public final class SessionHost {
                         "session " + sessionId + " has ended (" + session.info.status().wireName() + ")");
             }
         }
+    }
+
+    /**
+     * Claims a place for someone who came by a share link. The session must have started (a watcher joins its guacd
+     * connection, which exists once its owner attached), and have room under the watcher limit.
+     */
+    public Watch beginWatch(String sessionId, Identity who) {
+        LocalSession session = sessions.get(sessionId);
+        Identity.ShareScope scope = who.share();
+        if (session == null || scope == null || !scope.sessionId().equals(sessionId)) {
+            throw new NotFoundException("no session " + sessionId);
+        }
+        synchronized (session) {
+            switch (session.state) {
+                case ACTIVE, DETACHED -> {
+                    if (session.watchers.size() + session.watchersJoining >= limits.maxWatchers()) {
+                        throw new TooManyException("session " + sessionId + " already has " + limits.maxWatchers()
+                                + " watchers, the most allowed (GW_MAX_WATCHERS_PER_SESSION)");
+                    }
+                    session.watchersJoining++;
+                    return new Watch(session, new Watcher(who.name(), scope.shareId(), scope.readOnly(),
+                            clock.instant()));
+                }
+                case PENDING, ATTACHING -> throw new ConflictException("session " + sessionId
+                        + " has not started yet: a share link works once its owner is connected");
+                default -> throw new SessionClosedException(
+                        "session " + sessionId + " has ended (" + session.info.status().wireName() + ")");
+            }
+        }
+    }
+
+    /**
+     * One watcher's place in a session, from the claim to the end of their tunnel. The watcher's tunnel never
+     * changes the session's state: the owner's tunnel and the session's own end decide that.
+     */
+    public final class Watch {
+
+        private final LocalSession session;
+        private final Watcher watcher;
+        private SessionLink link;
+        private boolean released;
+
+        private Watch(LocalSession session, Watcher watcher) {
+            this.session = session;
+            this.watcher = watcher;
+        }
+
+        public LocalSession session() {
+            return session;
+        }
+
+        /** The join succeeded and {@code carrier} carries it. False when the session ended meanwhile. */
+        public boolean started(SessionLink carrier) {
+            synchronized (session) {
+                release();
+                if (session.state != LocalSession.State.ACTIVE && session.state != LocalSession.State.DETACHED) {
+                    return false;
+                }
+                link = carrier;
+                session.watchers.put(carrier, watcher);
+                publishWatchers(session);
+            }
+            LOG.info("session {}: {} watching by share {} ({})", session.id(), watcher.name(), watcher.shareId(),
+                    watcher.readOnly() ? "read-only" : "collaborative");
+            return true;
+        }
+
+        /** The join failed before the watcher watched. */
+        public void failed() {
+            synchronized (session) {
+                release();
+            }
+        }
+
+        /** The watcher's tunnel ended; the session goes on. */
+        public void ended(TunnelEnd end) {
+            boolean gone;
+            synchronized (session) {
+                gone = link != null && session.watchers.remove(link) != null;
+                if (gone && session.state != LocalSession.State.ENDED) {
+                    publishWatchers(session);
+                }
+            }
+            if (gone) {
+                LOG.info("session {}: {} (share {}) stopped watching: {}", session.id(), watcher.name(),
+                        watcher.shareId(), end.message());
+            }
+        }
+
+        private void release() {
+            if (!released) {
+                released = true;
+                session.watchersJoining--;
+            }
+        }
+    }
+
+    /**
+     * Cuts everyone watching session {@code sessionId} by share {@code shareId} (revoked).
+     *
+     * @return how many were cut
+     */
+    public int cutWatchers(String sessionId, String shareId, String reason) {
+        LocalSession session = sessions.get(sessionId);
+        if (session == null) {
+            return 0;
+        }
+        List<SessionLink> cut = new java.util.ArrayList<>();
+        synchronized (session) {
+            session.watchers.forEach((link, watcher) -> {
+                if (watcher.shareId().equals(shareId)) {
+                    cut.add(link);
+                }
+            });
+        }
+        cut.forEach(link -> link.terminate(GuacamoleStatus.CLIENT_FORBIDDEN, reason));
+        return cut.size();
+    }
+
+    private void publishWatchers(LocalSession session) {
+        session.info = session.info.watchedBy(List.copyOf(session.watchers.values()));
+        ledger.publish(session.info);
+    }
+
+    /** Ends every watcher of a session that has ended; called outside its lock. */
+    private static void endWatchers(List<SessionLink> watchers, String reason) {
+        watchers.forEach(link -> link.terminate(GuacamoleStatus.SESSION_CLOSED, reason));
     }
 
     /**
@@ -237,9 +368,12 @@ public final class SessionHost {
         }
         SessionLink tunnel;
         SessionLink anchor;
+        List<SessionLink> watchers;
         synchronized (session) {
             tunnel = session.tunnel;
             anchor = session.anchor;
+            watchers = List.copyOf(session.watchers.keySet());
+            session.watchers.clear();
             boolean wasLive = session.state != LocalSession.State.ENDED;
             session.tunnel = null;
             session.anchor = null;
@@ -256,6 +390,7 @@ public final class SessionHost {
         if (anchor != null) {
             anchor.terminate(GuacamoleStatus.SESSION_CLOSED, "the session was deleted");
         }
+        endWatchers(watchers, "the session was deleted");
         wakeIfIdle();
         return true;
     }
@@ -325,13 +460,14 @@ public final class SessionHost {
     /** Tells every attached client something (a shutdown notice). */
     public void tellAll(String instruction) {
         for (LocalSession session : sessions.values()) {
-            SessionLink tunnel;
+            List<SessionLink> clients = new java.util.ArrayList<>();
             synchronized (session) {
-                tunnel = session.tunnel;
+                if (session.tunnel != null) {
+                    clients.add(session.tunnel);
+                }
+                clients.addAll(session.watchers.keySet());
             }
-            if (tunnel != null) {
-                tunnel.tell(instruction);
-            }
+            clients.forEach(client -> client.tell(instruction));
         }
     }
 
@@ -377,10 +513,13 @@ public final class SessionHost {
 
     private void finish(LocalSession session, SessionStatus status, String reason, TunnelEnd end) {
         SessionLink anchor;
+        List<SessionLink> watchers;
         synchronized (session) {
             if (session.state == LocalSession.State.ENDED) {
                 return; // deleted, or already finished by whichever end came first
             }
+            watchers = List.copyOf(session.watchers.keySet());
+            session.watchers.clear();
             session.state = LocalSession.State.ENDED;
             session.tunnel = null;
             anchor = session.anchor;
@@ -394,6 +533,7 @@ public final class SessionHost {
         if (anchor != null) {
             anchor.terminate(GuacamoleStatus.SESSION_CLOSED, reason); // e.g. a join that failed
         }
+        endWatchers(watchers, "the session has ended: " + reason);
         wakeIfIdle();
         long retention = limits.retention().toMillis();
         if (retention == 0) {

@@ -315,7 +315,8 @@ public final class SessionService {
      */
     private void recheck(OpenRequest request) {
         Role needed = request.entry() == null ? Role.POWERUSER : Role.OPERATOR;
-        if (request.creator() == null || !request.creator().role().atLeast(needed)) {
+        if (request.creator() == null || request.creator().share() != null
+                || !request.creator().role().atLeast(needed)) {
             throw new ForbiddenException("opening this session needs the " + needed.wireName() + " role");
         }
         SessionSpec spec = request.spec();

@@ -4,7 +4,10 @@ import io.netty.handler.codec.CorruptedFrameException;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocket;
 import java.time.Duration;
+import io.vertx.core.Future;
+import org.farmgate.error.ForbiddenException;
 import org.farmgate.error.GatewayException;
+import org.farmgate.node.auth.ShareCheck;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.guacd.GuacdClient;
@@ -29,9 +32,11 @@ final class LocalAttach {
     private final String defaultTimezone;
     private final NodeMetrics metrics;
     private final Duration stallLimit;
+    private final ShareCheck shares;
 
     LocalAttach(Vertx vertx, SessionHost host, GuacdClient guacd, String defaultTimezone, Duration stallLimit,
-            NodeMetrics metrics) {
+            ShareCheck shares, NodeMetrics metrics) {
+        this.shares = shares;
         this.metrics = metrics;
         this.stallLimit = stallLimit;
         this.vertx = vertx;
@@ -41,6 +46,10 @@ final class LocalAttach {
     }
 
     void attach(ServerWebSocket ws, ViolationWatch watch, String sessionId, Identity identity, ClientHints hints) {
+        if (identity.share() != null) {
+            watch(ws, sessionId, identity, hints);
+            return;
+        }
         LocalSession session;
         try {
             session = host.beginAttach(sessionId, identity);
@@ -78,6 +87,48 @@ final class LocalAttach {
                     host.attachFailed(session, SessionStatus.ERROR, error.getMessage());
                     refuse(ws, status, error.getMessage());
                 });
+    }
+
+    /**
+     * Attaches someone who came by a share link: a guacd join of the session's connection, with a tunnel of its own
+     * that never touches the session's state (the owner's tunnel and the session's end decide that). The share is
+     * checked here, on the node that holds the session, as the last step before guacd sees the watcher: a link
+     * revoked after the ticket was issued lets no one in.
+     */
+    private void watch(ServerWebSocket ws, String sessionId, Identity identity, ClientHints hints) {
+        SessionHost.Watch place;
+        try {
+            place = host.beginWatch(sessionId, identity);
+        } catch (GatewayException refused) {
+            refuse(ws, refused.guacamoleCode(), refused.getMessage());
+            return;
+        }
+        Identity.ShareScope scope = identity.share();
+        LocalSession session = place.session();
+        shares.stands(scope).compose(stands -> {
+            if (!stands) {
+                return Future.failedFuture(new ForbiddenException("the share link was revoked or has expired"));
+            }
+            return guacd.connect(session.watchRequest(hints, defaultTimezone, identity.name(), scope.readOnly()));
+        }).onSuccess(connection -> {
+            if (ws.isClosed()) {
+                connection.socket().close();
+                place.failed();
+                return;
+            }
+            Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(), metrics, stallLimit, place::ended, null,
+                    scope.readOnly() ? ClientInput.READ_ONLY : ClientInput.FULL);
+            if (!place.started(tunnel)) {
+                connection.socket().close();
+                refuse(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session has ended");
+                return;
+            }
+            tunnel.start();
+        }).onFailure(error -> {
+            place.failed();
+            refuse(ws, error instanceof GatewayException known ? known.guacamoleCode()
+                    : GuacamoleStatus.SERVER_ERROR.code(), error.getMessage());
+        });
     }
 
     private void clientGone(LocalSession session, ViolationWatch watch, String when) {

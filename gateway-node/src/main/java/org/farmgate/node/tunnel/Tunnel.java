@@ -76,6 +76,8 @@ public final class Tunnel implements SessionLink {
     /** The client ended the session itself: its going is not an absence to wait out. */
     private boolean clientSaidDisconnect;
     private final Detacher detacher;
+    private final ClientInput input;
+    private long inputDropped;
     private final StallWatch clientStall;
     private final StallWatch guacdStall;
 
@@ -85,8 +87,15 @@ public final class Tunnel implements SessionLink {
      */
     public Tunnel(Vertx vertx, WebSocketBase client, GuacdConnection connection, String tunnelId,
             NodeMetrics metrics, Duration stallLimit, Consumer<TunnelEnd> listener, Detacher detacher) {
+        this(vertx, client, connection, tunnelId, metrics, stallLimit, listener, detacher, ClientInput.FULL);
+    }
+
+    /** @param input which of the client's instructions reach guacd */
+    Tunnel(Vertx vertx, WebSocketBase client, GuacdConnection connection, String tunnelId, NodeMetrics metrics,
+            Duration stallLimit, Consumer<TunnelEnd> listener, Detacher detacher, ClientInput input) {
         this.metrics = metrics;
         this.detacher = detacher;
+        this.input = input;
         long limitMs = stallLimit.toMillis();
         this.clientStall = new StallWatch(vertx, limitMs, () -> end(TunnelEnd.Cause.CLIENT_ERROR,
                 GuacamoleStatus.CLIENT_TIMEOUT.code(), "the client read nothing for " + stallLimit.toSeconds()
@@ -304,16 +313,21 @@ public final class Tunnel implements SessionLink {
     }
 
     private void inspectFromClient(byte[] bytes, int start, int end, InstructionScanner scanner) {
-        if (!scanner.completedIsInternal()) {
-            clientSaidDisconnect |= scanner.completedOpcodeIs(DISCONNECT);
-            return;
+        boolean internal = scanner.completedIsInternal();
+        if (!internal) {
+            if (input.passes(scanner)) {
+                clientSaidDisconnect |= scanner.completedOpcodeIs(DISCONNECT);
+                return;
+            }
+            inputDropped++;
         }
+        // Left out of what goes to guacd: the bytes before it go on, the next forwarded range starts after it.
         if (forwardFrom < 0) {
             forwardFrom = fromClient.completeStart();
         }
         appendForward(bytes, start);
         forwardFrom = end;
-        if (startsWith(bytes, start, end, PING)) {
+        if (internal && startsWith(bytes, start, end, PING)) {
             // The client measures the tunnel's health by this echo; guacd must never see it.
             client.writeTextMessage(new String(bytes, start, end - start, StandardCharsets.UTF_8));
         }
@@ -344,6 +358,9 @@ public final class Tunnel implements SessionLink {
         ended = true;
         clientStall.released();
         guacdStall.released();
+        if (inputDropped > 0) {
+            metrics.watcherInputDropped(inputDropped);
+        }
         if (!client.isClosed()) {
             if (status != 0 && sendErrorInstruction) {
                 client.writeTextMessage(Instruction.of("error", message, String.valueOf(status)).encode());

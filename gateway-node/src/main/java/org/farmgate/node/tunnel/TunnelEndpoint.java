@@ -18,6 +18,7 @@ import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
+import org.farmgate.node.auth.ShareCheck;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.guacd.GuacdClient;
@@ -60,7 +61,8 @@ public final class TunnelEndpoint {
     public TunnelEndpoint(Vertx vertx, String nodeId, ClusterSecurity security, Authenticator auth,
             TicketService tickets,
             TicketService relayTickets, SessionHost host, SessionDirectory directory, NodeRegistry registry,
-            GuacdClient guacd, OriginPolicy origins, String defaultTimezone, Duration stallLimit, NodeMetrics metrics) {
+            GuacdClient guacd, OriginPolicy origins, String defaultTimezone, Duration stallLimit, ShareCheck shares,
+            NodeMetrics metrics) {
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.auth = auth;
@@ -70,7 +72,7 @@ public final class TunnelEndpoint {
         this.directory = directory;
         this.registry = registry;
         this.origins = origins;
-        this.local = new LocalAttach(vertx, host, guacd, defaultTimezone, stallLimit, metrics);
+        this.local = new LocalAttach(vertx, host, guacd, defaultTimezone, stallLimit, shares, metrics);
         this.relay = new NodeRelay(vertx, security, metrics);
     }
 
@@ -84,7 +86,6 @@ public final class TunnelEndpoint {
         router.get(NodeRelay.PATH + ":id").handler(this::handleRelayed);
     }
 
-    /** Sessions whose WebSocket this node relayed to their owner. */
     /** Tells every browser this node relays something (a shutdown notice). */
     public void tellRelayed(String instruction) {
         relay.tell(instruction);
@@ -139,7 +140,7 @@ public final class TunnelEndpoint {
         }
         await(directory.find(sessionId)).onFailure(error -> LocalAttach.refuse(ws, GuacamoleStatus.SERVER_ERROR
                 .code(), "could not look the session up: " + error.getMessage())).onSuccess(info -> {
-                    if (info == null || !SessionHost.mayUse(identity, info)) {
+                    if (info == null || !mayAttach(identity, info)) {
                         LocalAttach.refuse(ws, GuacamoleStatus.RESOURCE_NOT_FOUND.code(), "no session " + sessionId);
                     } else if (!info.status().isLive()) {
                         LocalAttach.refuse(ws, GuacamoleStatus.RESOURCE_CLOSED.code(), "session " + sessionId
@@ -150,6 +151,12 @@ public final class TunnelEndpoint {
                         relayTo(ws, info, identity, forwarded);
                     }
                 });
+    }
+
+    /** Its owner, an admin, or someone holding one of its share links. */
+    private static boolean mayAttach(Identity identity, SessionInfo info) {
+        return identity.share() != null ? identity.share().sessionId().equals(info.sessionId())
+                : SessionHost.mayUse(identity, info);
     }
 
     private void relayTo(ServerWebSocket ws, SessionInfo info, Identity identity, List<String[]> forwarded) {
