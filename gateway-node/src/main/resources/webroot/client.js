@@ -440,6 +440,7 @@ function createBody() {
     if (data.get('domain')) body.domain = data.get('domain');
     if (data.get('security')) body.security = data.get('security');
     if (data.get('ignore_cert')) body.ignore_cert = true;
+    if (data.get('enable_drive')) body.enable_drive = true;
     body.resize_method = 'display-update';
   }
   if (type === 'ssh') {

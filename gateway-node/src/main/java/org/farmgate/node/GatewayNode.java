@@ -47,6 +47,7 @@ import org.farmgate.node.runtime.ClusterRuntime;
 import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
+import org.farmgate.node.session.SessionDrives;
 import org.farmgate.node.session.SessionService;
 import org.farmgate.node.share.ShareService;
 import org.farmgate.node.tunnel.OriginPolicy;
@@ -107,11 +108,12 @@ public final class GatewayNode {
                 config.cluster().staleAfter());
         SessionQuota quota = new SessionQuota(runtime.userSessions());
         SessionDirectory directory = new SessionDirectory(runtime.sessions());
+        SessionDrives drives = new SessionDrives(vertx, config.drives());
         SessionLedger ledger = new SessionLedger(config.nodeId(), directory, sessionRouter, quota, metrics::ended,
-                clock);
+                drives, clock);
         this.host = new SessionHost(vertx, config.nodeId(), new SessionHost.Limits(config.pendingTimeout(),
                 config.maxSessionDuration(), config.finishedRetention(), config.reattachGrace(),
-                config.shares().maxWatchers()), ledger, clock);
+                config.shares().maxWatchers()), ledger, drives, clock);
         this.guacd = new GuacdClient(vertx, config.guacdHost(), config.guacdPort(), config.guacdConnectTimeout(),
                 config.guacdStepTimeout());
         this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), environment.host(),
@@ -129,7 +131,7 @@ public final class GatewayNode {
         NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
         this.peers = new PeerChannels(messenger, config.nodeId());
         SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(), config.userLimits(),
-                config.costModel(), host, directory, sessionRouter, quota, ledger, messenger, metrics);
+                config.costModel(), host, directory, sessionRouter, quota, ledger, messenger, drives, metrics);
         ShareService shares = new ShareService(vertx, config.nodeId(), runtime.shares(), directory, host, tickets,
                 messenger, config.shares(), clock);
         metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);

@@ -43,7 +43,8 @@ public record NodeConfig(
         ClusterSecurity security,
         CapacitySettings capacity,
         AddressBookSettings addressBook,
-        ShareSettings shares) {
+        ShareSettings shares,
+        DriveSettings drives) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
@@ -79,7 +80,8 @@ public record NodeConfig(
                 ClusterSecurity.from(source, nodeId, cluster),
                 CapacitySettings.from(source),
                 AddressBookSettings.from(source),
-                ShareSettings.from(source));
+                ShareSettings.from(source),
+                DriveSettings.from(source));
     }
 
     /** Names the admin token's presence, never its value. */

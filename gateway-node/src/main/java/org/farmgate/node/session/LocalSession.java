@@ -45,7 +45,10 @@ public final class LocalSession {
     long durationTimer = -1;
     String terminationReason;
 
-    LocalSession(SessionInfo info, SessionSpec spec, InetAddress target) {
+    private final Map<String, String> driveArguments;
+
+    LocalSession(SessionInfo info, SessionSpec spec, InetAddress target, Map<String, String> driveArguments) {
+        this.driveArguments = Map.copyOf(driveArguments);
         this.info = info;
         this.spec = spec;
         this.target = target;
@@ -70,12 +73,13 @@ public final class LocalSession {
 
     /**
      * The handshake for this session: the creator's parameters, the checked address instead of the name, the
-     * display fixed at creation (the cost was charged for it), and the browser's own time zone and formats.
+     * node's own drive directory when the session asked for a drive, the display fixed at creation (the cost was charged for it), and the browser's own time zone and formats.
      */
     public HandshakeRequest handshakeRequest(ClientHints hints, String defaultTimezone) {
         Map<String, String> arguments = new HashMap<>(spec.parameters());
         arguments.put("hostname", target.getHostAddress());
         arguments.put("port", String.valueOf(spec.port()));
+        arguments.putAll(driveArguments);
         String timezone = hints.timezone() != null ? hints.timezone()
                 : spec.timezone() != null ? spec.timezone() : defaultTimezone;
         if (spec.protocol() == Protocol.RDP) {

@@ -57,11 +57,14 @@ public final class SessionHost {
     private final String nodeId;
     private final Limits limits;
     private final SessionLedger ledger;
+    private final SessionDrives drives;
     private final Clock clock;
     private final ConcurrentMap<String, LocalSession> sessions = new ConcurrentHashMap<>();
     private final List<Promise<Boolean>> idleWaiters = new CopyOnWriteArrayList<>();
 
-    public SessionHost(Vertx vertx, String nodeId, Limits limits, SessionLedger ledger, Clock clock) {
+    public SessionHost(Vertx vertx, String nodeId, Limits limits, SessionLedger ledger, SessionDrives drives,
+            Clock clock) {
+        this.drives = drives;
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.limits = limits;
@@ -77,7 +80,7 @@ public final class SessionHost {
         SessionInfo info = new SessionInfo(sessionId, spec.protocol(), SessionStatus.PENDING, clock.instant(),
                 spec.hostname(), spec.port(), spec.username(), creator.name(), creator.id(), 0, nodeId, chargedMb, null,
                 null);
-        LocalSession session = new LocalSession(info, spec, target);
+        LocalSession session = new LocalSession(info, spec, target, drives.arguments(sessionId, spec));
         synchronized (session) {
             LocalSession already = sessions.putIfAbsent(sessionId, session);
             if (already != null) {

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The one place where a session ends. Whatever ends it (its tunnel closing, a failed handshake, the pending time
  * running out, a delete, the maximum duration, shutdown, or its node leaving the cluster), what the session held is
- * given back here and nowhere else: its final record (kept for the retention time, or removed at once after a
+ * given back here and nowhere else: its drive directory, its final record (kept for the retention time, or removed at once after a
  * delete), its reservation on its node's registry entry, its place in its creator's quota, the count of ends by
  * status, and the one log line that says how it ended.
  *
@@ -38,10 +38,12 @@ public final class SessionLedger {
     private final SessionRouter router;
     private final SessionQuota quota;
     private final EndCounter counter;
+    private final SessionDrives drives;
     private final Clock clock;
 
     public SessionLedger(String nodeId, SessionDirectory directory, SessionRouter router, SessionQuota quota,
-            EndCounter counter, Clock clock) {
+            EndCounter counter, SessionDrives drives, Clock clock) {
+        this.drives = drives;
         this.nodeId = nodeId;
         this.directory = directory;
         this.router = router;
@@ -86,6 +88,7 @@ public final class SessionLedger {
     public void ended(SessionInfo ended, TunnelEnd end) {
         publish(ended);
         giveBack(ended);
+        drives.remove(ended.sessionId());
         long seconds = Duration.between(ended.createdAt(), ended.endedAt()).toSeconds();
         if (end != null) {
             LOG.info("session {} {}: node={} protocol={} duration={}s bytes_to_client={} bytes_to_guacd={} "
@@ -103,6 +106,7 @@ public final class SessionLedger {
         forget(info);
         if (wasLive) {
             giveBack(info);
+            drives.remove(info.sessionId());
             counter.ended(SessionStatus.COMPLETED);
         }
         LOG.info("session {} deleted: node={} by={}", info.sessionId(), nodeId, by);

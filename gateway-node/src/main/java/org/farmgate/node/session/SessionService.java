@@ -89,12 +89,14 @@ public final class SessionService {
     private final SessionLedger ledger;
     private final NodeMessenger messenger;
     private final NodeMetrics metrics;
+    private final SessionDrives drives;
     private AddressBookSource addressBook;
 
     public SessionService(Vertx vertx, String nodeId, TargetPolicy targets, UserLimits userLimits,
             CostModel costModel, SessionHost host,
             SessionDirectory directory, SessionRouter router, SessionQuota quota, SessionLedger ledger,
-            NodeMessenger messenger, NodeMetrics metrics) {
+            NodeMessenger messenger, SessionDrives drives, NodeMetrics metrics) {
+        this.drives = drives;
         this.ledger = ledger;
         this.metrics = metrics;
         this.vertx = vertx;
@@ -285,6 +287,11 @@ public final class SessionService {
         }
         if (request.entry() == null) {
             InetAddress target = literal(request.target());
+            try {
+                drives.check(request.spec(), nodeId);
+            } catch (GatewayException refused) {
+                return Future.failedFuture(refused);
+            }
             if (targets.firstOutside(request.spec().protocol(), List.of(target)) != null) {
                 return Future.failedFuture(new InvalidRequestException("field 'hostname': " + request.spec().hostname()
                         + " resolves to " + request.target() + ", outside the networks node " + nodeId
@@ -302,7 +309,9 @@ public final class SessionService {
             if (stored == null) {
                 throw new NotFoundException("no entry '" + ref.name() + "' in folder '" + ref.folder() + "'");
             }
-            return EntrySpecs.fromStored(stored, request.spec().display(), request.overrides());
+            SessionSpec spec = EntrySpecs.fromStored(stored, request.spec().display(), request.overrides());
+            drives.check(spec, nodeId);
+            return spec;
         }, false)
                 .compose(spec -> resolveChecked(spec).map(addresses -> host.open(request.sessionId(),
                         request.creator(), spec, addresses.get(0), request.chargedMb())));
@@ -314,6 +323,11 @@ public final class SessionService {
      * may be one the gateway refuses or one the protocol does not have.
      */
     private void recheck(OpenRequest request) {
+        try {
+            UUID.fromString(request.sessionId()); // it names the session's drive directory, among others
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new InvalidRequestException("session id '" + request.sessionId() + "' is not one this cluster makes");
+        }
         Role needed = request.entry() == null ? Role.POWERUSER : Role.OPERATOR;
         if (request.creator() == null || request.creator().share() != null
                 || !request.creator().role().atLeast(needed)) {

@@ -8,7 +8,8 @@ import java.util.Set;
  * Which guacd connection arguments a caller, or a stored address-book entry, may set. Arguments that would reach
  * past the target allow-list or write on the gateway host (recording and drive paths, RDP gateways, VNC repeaters
  * and reverse connections, SFTP to another host, Wake-on-LAN) are refused; the target's address, port and the
- * display are the gateway's own, set from checked values. One policy for the API, the address book and the node
+ * display are the gateway's own, set from checked values. {@code enable-drive} is a flag only: the drive's directory
+ * is the node's own ({@code SessionDrives}). One policy for the API, the address book and the node
  * that opens a session for a peer.
  */
 public final class ArgumentPolicy {
@@ -42,7 +43,7 @@ public final class ArgumentPolicy {
     private static final Set<String> REFUSED_PREFIXES = Set.of("recording-", "typescript-", "create-recording-",
             "create-typescript-", "wol-", "gateway-", "drive-", "create-drive-");
 
-    private static final Set<String> REFUSED = Set.of("enable-drive", "dest-host", "dest-port", "reverse-connect",
+    private static final Set<String> REFUSED = Set.of("dest-host", "dest-port", "reverse-connect",
             "listen-timeout", "audio-servername", "sftp-hostname");
 
     /** The guacd argument a JSON field stands for: {@code private_key} is {@code private-key}. */

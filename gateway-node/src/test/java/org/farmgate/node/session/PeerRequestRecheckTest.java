@@ -53,6 +53,23 @@ class PeerRequestRecheckTest {
     }
 
     @Test
+    void aSessionIdThatIsNotOursIsRefusedByTheOwner() {
+        SessionService.OpenRequest good = request(new Identity("tok_m", "m", Role.ADMIN, Set.of()), Map.of());
+        Throwable error = open(new SessionService.OpenRequest("../../etc", good.creator(), good.spec(),
+                good.target(), 17, null, Map.of()));
+        assertInstanceOf(InvalidRequestException.class, error);
+        assertTrue(error.getMessage().contains("not one this cluster makes"), error.getMessage());
+    }
+
+    @Test
+    void someoneWithAShareLinkOpensNothing() {
+        Identity watcher = Identity.watcher("bob", new Identity.ShareScope("shr_0", UUID.randomUUID().toString(),
+                false));
+        assertInstanceOf(ForbiddenException.class, open(watcher, Map.of("username", "u")));
+        assertEquals(0, cluster.node(2).node.sessions().live().size());
+    }
+
+    @Test
     void aRoleTooLowIsRefusedByTheOwner() {
         Throwable error = open(new Identity("tok_viewer", "viewer", Role.VIEWER, Set.of()), Map.of("username", "u"));
         assertInstanceOf(ForbiddenException.class, error);
@@ -84,8 +101,12 @@ class PeerRequestRecheckTest {
     }
 
     private static Throwable open(Identity creator, Map<String, String> parameters) {
+        return open(request(creator, parameters));
+    }
+
+    private static Throwable open(SessionService.OpenRequest request) {
         try {
-            messenger().request("node-2", SessionService.OPEN, request(creator, parameters), SessionInfo.class)
+            messenger().request("node-2", SessionService.OPEN, request, SessionInfo.class)
                     .await(10, TimeUnit.SECONDS);
         } catch (Throwable e) {
             return e;
