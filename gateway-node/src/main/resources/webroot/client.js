@@ -1,6 +1,7 @@
 import Guacamole from './vendor/guacamole-common.js';
 import {api, element, fragmentParam, signIn} from './common.js';
 import {statusText} from './status-text.js';
+import {US_KEYBOARD} from './osk-layout.js';
 
 const $ = id => document.getElementById(id);
 const statusBar = $('status');
@@ -168,6 +169,24 @@ function keyboardFor(state) {
     }
   };
   return keyboard;
+}
+
+/** The on-screen keyboard, made once and kept: its keys go to whichever session the page shows. */
+let osk = null;
+
+function toggleKeyboard() {
+  const box = $('osk');
+  if (!osk) {
+    osk = new Guacamole.OnScreenKeyboard(US_KEYBOARD);
+    osk.onkeydown = keysym => current && current.client.sendKeyEvent(1, keysym);
+    osk.onkeyup = keysym => current && current.client.sendKeyEvent(0, keysym);
+    box.appendChild(osk.getElement());
+  }
+  box.hidden = !box.hidden;
+  if (!box.hidden) {
+    osk.resize(Math.min(900, view.clientWidth - 16));
+  }
+  fit();
 }
 
 function sendKeys(keysyms) {
@@ -369,6 +388,7 @@ $('fit').onchange = fit;
 $('fullscreen').onclick = () => (document.fullscreenElement ? document.exitFullscreen()
   : view.requestFullscreen()).catch(error => status(error.message, true));
 $('ctrl-alt-del').onclick = () => sendKeys([0xFFE3, 0xFFE9, 0xFFFF]);
+$('keyboard-button').onclick = toggleKeyboard;
 $('menu-button').onclick = toggleMenu;
 $('menu-close').onclick = toggleMenu;
 $('share-read-only').onclick = () => makeShare('read-only');

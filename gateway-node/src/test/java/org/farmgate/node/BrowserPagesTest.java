@@ -286,6 +286,41 @@ class BrowserPagesTest {
         }
     }
 
+    /** The on-screen keyboard's keys, clicked as a mouse clicks them, reach guacd as key presses; Shift shifts. */
+    @Test
+    void theOnScreenKeyboardTypes() throws Exception {
+        try (TestNode node = TestNode.start(); HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
+            SessionInfo session = node.sshSession();
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN + "&connect="
+                    + session.sessionId());
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000));
+            chromium.evaluate("(() => { document.getElementById('keyboard-button').click(); return 'ok'; })()");
+            chromium.awaitValue("String(document.querySelectorAll('#osk .guac-keyboard-key').length > 50)", "true",
+                    10_000);
+            click(chromium, ".guac-keyboard-key-0x61");
+            click(chromium, ".guac-keyboard-key-lshift");
+            click(chromium, ".guac-keyboard-key-0x61");
+            chromium.screenshot(SHOTS.resolve("client-on-screen-keyboard.png"));
+            TestNode.await(() -> pressed(node).size() >= 3, "the on-screen keys did not reach guacd");
+            assertEquals(List.of("97", "65505", "65"), pressed(node), "a, then Shift and A");
+        }
+    }
+
+    private static List<String> pressed(TestNode node) {
+        return node.guacd.lastSession().received().stream().filter(i -> i.opcode().equals("key")
+                && i.arg(1).equals("1")).map(i -> i.arg(0)).toList();
+    }
+
+    private static void click(HeadlessChromium chromium, String selector) throws Exception {
+        String[] at = chromium.evaluate("(() => { const r = document.querySelector('" + selector + "')"
+                + ".getBoundingClientRect(); return Math.round(r.left + r.width / 2) + ',' + Math.round(r.top"
+                + " + r.height / 2); })()").split(",");
+        for (String type : List.of("mousePressed", "mouseReleased")) {
+            chromium.call("Input.dispatchMouseEvent", Map.of("type", type, "x", Integer.parseInt(at[0]),
+                    "y", Integer.parseInt(at[1]), "button", "left", "clickCount", 1));
+        }
+    }
+
     @Test
     void aWrongTokenIsRefusedWithAReason() throws Exception {
         try (TestNode node = TestNode.start(); HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
