@@ -321,6 +321,50 @@ class BrowserPagesTest {
         }
     }
 
+    /**
+     * Behind a plain load balancer: the node that carried the page's WebSocket (relaying it to the session's node)
+     * dies; the page says so, counts down, and comes back to the same session through the other node, joining the
+     * guacd connection that was held meanwhile.
+     */
+    @Test
+    void whenThePagesNodeDiesThePageComesBackThroughAnotherNode() throws Exception {
+        assumeTrue(Balancer.isInstalled(), "Debian's haproxy is not installed (apt-get install haproxy)");
+        try (TestCluster cluster = TestCluster.start(3, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 3 ? "5000" : "100",
+                "GW_REATTACH_GRACE_SECS", "60"));
+                Balancer balancer = new Balancer(List.of(cluster.node(1), cluster.node(2)));
+                HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
+            SessionInfo session = cluster.node(1).sshSession();
+            assertEquals("node-3", session.nodeId());
+            chromium.navigate(balancer.url() + "/#token=" + TestNode.ADMIN + "&connect=" + session.sessionId());
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000));
+            String held = cluster.node(3).guacd.lastSession().connectionId();
+            TestNode carrier = cluster.nodes.stream().limit(2).filter(node -> relayHops(node) > 0).findFirst()
+                    .orElseThrow();
+            carrier.crash();
+            assertEquals("The connection to the gateway was lost.", chromium.awaitValue(
+                    "document.getElementById('overlay').hidden ? '' : document.getElementById('overlay-text')"
+                            + ".textContent", "The connection to the gateway was lost.", 20_000));
+            chromium.screenshot(SHOTS.resolve("client-reconnect-countdown.png"));
+            assertEquals("true", chromium.awaitValue("String(document.getElementById('overlay').hidden"
+                    + " && document.body.dataset.state === 'connected')", "true", 30_000),
+                    "the page did not come back: " + chromium.evaluate("document.getElementById('status')"
+                            + ".textContent"));
+            TestNode.await(() -> held.equals(cluster.node(3).guacd.lastSession().joined()),
+                    "the page did not rejoin the held connection");
+            assertEquals(SessionStatus.ACTIVE, cluster.node(3).session(session.sessionId()).status());
+        }
+    }
+
+    private static double relayHops(TestNode node) {
+        try {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^farmgate_relay_hops_total (\\S+)")
+                    .matcher(node.request("GET", "/metrics", null, null).body());
+            return m.find() ? Double.parseDouble(m.group(1)) : 0;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void aWrongTokenIsRefusedWithAReason() throws Exception {
         try (TestNode node = TestNode.start(); HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
