@@ -33,6 +33,10 @@ export function statusText(code, message, target) {
   if ((code === 519 || code === 515) && /certificate|tls|ssl/i.test(detail)) {
     return 'The remote machine\'s certificate is not trusted. Connect with "ignore certificate" if you trust it.';
   }
+  if (code === 519 && /security type/i.test(detail)) {
+    return 'The remote machine refused this kind of connection. Try another security mode, or ask whether it takes '
+      + 'remote desktop connections.';
+  }
   if (code === 771 && /share link/i.test(detail)) {
     return 'The person who shared this session stopped sharing it.';
   }

@@ -79,17 +79,29 @@ class BrowserPagesTest {
         }
     }
 
-    @Test
-    void theClientPageSaysInWordsWhatWentWrong() throws Exception {
-        try (TestNode node = TestNode.start(); HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
-            SessionInfo session = node.createSession(TestNode.ADMIN, "{\"hostname\":\"127.0.0.1\",\"port\":9}");
+    /** What went wrong, in words: a row per failure as guacd reports it, the status kept small for support. */
+    @ParameterizedTest(name = "{1}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', textBlock = """
+            {"hostname":"127.0.0.1","port":9}                        | 515 | The remote machine cannot be reached at 127.0.0.1:9.
+            {"hostname":"127.0.0.1","password":"wrong"}              | 769 | The username or password is wrong.
+            {"session_type":"rdp","hostname":"127.0.0.1","port":9}   | 519 | The remote machine refused this kind of connection. Try another security mode, or ask whether it takes remote desktop connections.
+            {"session_type":"rdp","hostname":"127.0.0.1","port":3390} | 519 | The remote machine's certificate is not trusted. Connect with "ignore certificate" if you trust it.
+            """)
+    void theClientPageSaysInWordsWhatWentWrong(String body, int code, String text) throws Exception {
+        // Port 3390 stands for an RDP host whose certificate guacd does not trust: FreeRDP's words, as guacd's error.
+        SyntheticGuacdOptions guacd = new SyntheticGuacdOptions().afterReady(body.contains("3390") ? List.of(
+                Instruction.of("error", "TLS certificate verification failed", "519")) : List.of());
+        try (TestNode node = TestNode.start(guacd, Map.of());
+                HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
+            SessionInfo session = node.createSession(TestNode.ADMIN, body);
             chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN + "&connect="
                     + session.sessionId());
-            assertEquals("515", chromium.awaitValue("document.body.dataset.error", "515", 15_000));
-            assertEquals("The remote machine cannot be reached at 127.0.0.1:9.",
-                    chromium.evaluate("document.getElementById('overlay-text').textContent"));
+            assertEquals(String.valueOf(code), chromium.awaitValue("document.body.dataset.error", String.valueOf(code),
+                    15_000));
+            assertEquals(text, chromium.evaluate("document.getElementById('overlay-text').textContent"));
             assertTrue(chromium.evaluate("document.getElementById('overlay-code').textContent").startsWith(
-                    "status 515"), "the number stays, small, for support");
+                    "status " + code), "the number stays, small, for support");
+            chromium.screenshot(SHOTS.resolve("client-error-" + code + (body.contains("3390") ? "-tls" : "") + ".png"));
         }
     }
 
