@@ -63,10 +63,19 @@ export class ApiError extends Error {
   }
 }
 
-/** A JSON API call with the page's token, or {@code token}; an empty {@code token} sends none. */
+/** The signed-in person's CSRF token: what every change made with the login cookie repeats. */
+let csrf = null;
+
+/**
+ * A JSON API call with the page's token, or {@code token}; an empty {@code token} sends none. Without a token the
+ * browser's login cookie (if any) goes, with the CSRF token.
+ */
 export async function api(method, path, body, token) {
   const credential = token === '' ? null : token || sessionStorage.getItem(KEY);
   const headers = credential ? {'Authorization': 'Bearer ' + credential} : {};
+  if (!credential && csrf) {
+    headers['X-CSRF-Token'] = csrf;
+  }
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
   }
@@ -125,7 +134,46 @@ export async function signIn(form, check) {
       reason = error.status === 401 ? 'The saved token is no longer valid (revoked or expired).' : error.message;
     }
   }
+  const status = await fetch('/api/auth/status').then(response => response.json()).catch(() => ({}));
+  if (status.oidc_enabled) {
+    try {
+      const me = await api('GET', '/api/me', undefined, '');
+      csrf = me.csrf_token || null;
+      showPerson(me);
+      return null; // the login cookie does it
+    } catch (error) {
+      offerSignIn(form);
+    }
+  }
   return askToken(form, check, reason);
+}
+
+/** The provider's sign-in, coming back to this very page. */
+function offerSignIn(form) {
+  const link = form.querySelector('.sign-in');
+  if (link) {
+    link.href = '/auth/login?return=' + encodeURIComponent(location.pathname + location.hash);
+    link.hidden = false;
+    form.querySelector('.or-token').hidden = false;
+  }
+}
+
+/** Who is signed in, with their role, and a way out: signing out here signs out at the provider too. */
+function showPerson(me) {
+  const who = document.getElementById('who');
+  if (!who) {
+    return;
+  }
+  who.textContent = `${me.name} · ${me.role}`;
+  who.hidden = false;
+  const out = document.getElementById('sign-out');
+  out.hidden = false;
+  out.onclick = async () => {
+    const response = await fetch('/auth/logout', {method: 'POST', headers: {'X-CSRF-Token': csrf || ''}});
+    const next = await response.json().catch(() => ({logout_url: '/'}));
+    sessionStorage.clear();
+    location.assign(next.logout_url || '/');
+  };
 }
 
 export function plural(count, one, many) {

@@ -24,7 +24,10 @@ import org.farmgate.node.api.ApiRouter;
 import org.farmgate.node.api.ClusterApi;
 import org.farmgate.node.api.HealthApi;
 import org.farmgate.node.api.SessionsApi;
+import org.farmgate.node.api.MeApi;
 import org.farmgate.node.api.SharesApi;
+import org.farmgate.node.auth.LoginSessions;
+import org.farmgate.node.signin.OidcSignIn;
 import org.farmgate.node.api.TokensApi;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.TicketService;
@@ -120,12 +123,16 @@ public final class GatewayNode {
                 new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
                 host, ledger, clock);
         TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock);
-        TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, tokens::byHash,
+        LoginSessions logins = new LoginSessions(runtime.logins(), config.oidc().idle(), config.oidc().absolute(),
                 clock);
+        // A ticket is worth what the token or login that proved its holder is worth when it is redeemed.
+        TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, credential ->
+                credential.startsWith(LoginSessions.CREDENTIAL_PREFIX) ? logins.identityOf(credential)
+                        : tokens.byHash(credential), clock);
         // Relay tickets carry no credential to check again: the node issues one for an identity it just checked.
         TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX,
                 credential -> CompletableFuture.completedFuture(Optional.empty()), clock);
-        Authenticator auth = new Authenticator(vertx, tokens);
+        Authenticator auth = new Authenticator(vertx, tokens, logins);
         this.quotaRepair = new QuotaRepair(vertx, runtime.membership(), registry, quota, QuotaRepair.ROUND);
         this.orphanRecords = new OrphanRecords(vertx, config.nodeId(), directory, host, ledger, OrphanRecords.ROUND);
         NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
@@ -148,6 +155,10 @@ public final class GatewayNode {
         new SessionsApi(sessions, metrics, config.pendingTimeout().toSeconds()).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new SharesApi(shares).mount(router, auth);
+        new MeApi(vertx, config.oidc().enabled(), tokens, logins).mount(router, auth);
+        if (config.oidc().enabled()) {
+            new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock).mount(router);
+        }
         new ClusterApi(vertx, registry, agent, quota).mount(router, auth);
         if (addressBook != null) {
             new AddressBookApi(vertx, addressBook.cache(), sessions,

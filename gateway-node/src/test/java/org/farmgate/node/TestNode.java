@@ -45,6 +45,8 @@ public final class TestNode implements AutoCloseable {
 
     /** A setting of the tests only: the host id the node's host probe reports. */
     public static final String HOST_ID = "TEST_HOST_ID";
+    /** A setting that is not the node's: run the node's clock this many seconds ahead of the machine's. */
+    public static final String CLOCK_OFFSET_SECS = "test.clock-offset-secs";
 
     public final Vertx peerVertx = Vertx.vertx();
     public final SyntheticGuacd guacd;
@@ -75,8 +77,11 @@ public final class TestNode implements AutoCloseable {
         String hostId = values.remove(HOST_ID);
         HostProbe host = hostId == null ? HOST : HostProbe.fixed(new HostProbe.Reading(65_536, 49_152, -1, 0, 4, 0.5,
                 hostId));
+        String offset = values.remove(CLOCK_OFFSET_SECS);
+        Clock clock = offset == null ? Clock.systemUTC() : Clock.offset(Clock.systemUTC(),
+                Duration.ofSeconds(Long.parseLong(offset)));
         NodeConfig config = NodeConfig.from(new ConfigSource(values));
-        node = GatewayNode.start(config, ADMIN, new GatewayNode.Environment(Clock.systemUTC(), host))
+        node = GatewayNode.start(config, ADMIN, new GatewayNode.Environment(clock, host))
                 .await(60, TimeUnit.SECONDS);
         node.runtime().vertx().exceptionHandler(error -> {
             LoggerFactory.getLogger(TestNode.class).error("unhandled on the node's event loop", error);

@@ -44,7 +44,8 @@ public record NodeConfig(
         CapacitySettings capacity,
         AddressBookSettings addressBook,
         ShareSettings shares,
-        DriveSettings drives) {
+        DriveSettings drives,
+        OidcSettings oidc) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
@@ -81,7 +82,8 @@ public record NodeConfig(
                 CapacitySettings.from(source),
                 AddressBookSettings.from(source),
                 ShareSettings.from(source),
-                DriveSettings.from(source));
+                DriveSettings.from(source),
+                OidcSettings.from(source));
     }
 
     /** Names the admin token's presence, never its value. */
@@ -89,7 +91,7 @@ public record NodeConfig(
     public String toString() {
         return "NodeConfig[node=" + nodeId + ", http=" + httpHost + ":" + httpPort + ", guacd=" + guacdHost + ":"
                 + guacdPort + ", adminToken=" + (adminToken == null ? "generated" : "set") + ", cluster=" + cluster
-                + ", " + security + ", capacity=" + capacity + "]";
+                + ", " + security + ", capacity=" + capacity + ", " + oidc + "]";
     }
 
     private static TargetPolicy targetPolicy(ConfigSource source) {

@@ -34,7 +34,9 @@ import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
 import org.farmgate.node.auth.TokenService;
 import org.farmgate.node.config.ClusterSecurity;
+import org.farmgate.node.auth.Login;
 import org.farmgate.node.share.Share;
+import org.farmgate.node.signin.PendingLogin;
 import org.farmgate.node.config.ClusterSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.metrics.NodeMetrics;
@@ -68,6 +70,8 @@ public final class ClusterRuntime {
     public static final String TICKETS = "farmgate.tickets";
     public static final String RELAY_TICKETS = "farmgate.relay-tickets";
     public static final String SHARES = "farmgate.shares";
+    public static final String LOGINS = "farmgate.logins";
+    public static final String LOGIN_FLOWS = "farmgate.login-flows";
     public static final String USER_SESSIONS = "farmgate.user-sessions";
     public static final String ADDRESSBOOK = "farmgate.addressbook";
     public static final String ADDRESSBOOK_LEASE = "farmgate.addressbook-lease";
@@ -84,6 +88,8 @@ public final class ClusterRuntime {
     private final SharedMap<String, TicketService.Ticket> tickets;
     private final SharedMap<String, TicketService.Ticket> relayTickets;
     private final SharedMap<String, Share> shares;
+    private final SharedMap<String, Login> logins;
+    private final SharedMap<String, PendingLogin> loginFlows;
     private final SharedMap<String, SessionQuota.Places> userSessions;
     private final SharedMap<String, AddressBook> addressBooks;
     private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
@@ -102,6 +108,8 @@ public final class ClusterRuntime {
             tickets = new LocalSharedMap<>();
             relayTickets = new LocalSharedMap<>();
             shares = new LocalSharedMap<>();
+            logins = new LocalSharedMap<>();
+            loginFlows = new LocalSharedMap<>();
             userSessions = new LocalSharedMap<>();
             addressBooks = new LocalSharedMap<>();
             addressBookLeases = new LocalSharedMap<>();
@@ -116,6 +124,8 @@ public final class ClusterRuntime {
             tickets = shared(hazelcast, TICKETS, seal, rejections);
             relayTickets = shared(hazelcast, RELAY_TICKETS, seal, rejections);
             shares = shared(hazelcast, SHARES, seal, rejections);
+            logins = shared(hazelcast, LOGINS, seal, rejections);
+            loginFlows = shared(hazelcast, LOGIN_FLOWS, seal, rejections);
             userSessions = shared(hazelcast, USER_SESSIONS, seal, rejections);
             addressBooks = shared(hazelcast, ADDRESSBOOK, seal, rejections);
             addressBookLeases = shared(hazelcast, ADDRESSBOOK_LEASE, seal, rejections);
@@ -249,6 +259,8 @@ public final class ClusterRuntime {
         config.addMapConfig(new MapConfig(TICKETS).setBackupCount(1));
         config.addMapConfig(new MapConfig(RELAY_TICKETS).setBackupCount(1));
         config.addMapConfig(new MapConfig(SHARES).setBackupCount(1));
+        config.addMapConfig(new MapConfig(LOGINS).setBackupCount(1));
+        config.addMapConfig(new MapConfig(LOGIN_FLOWS).setBackupCount(1));
         // When a split heals, the side that merges (the smaller) drops its copy of our maps instead of adding the
         // keys the other side lacks: those are mostly records the other side removed meanwhile (an ended session,
         // a revoked token, a spent ticket), which Hazelcast's default (put if absent) brought back to life, found by
@@ -256,7 +268,7 @@ public final class ClusterRuntime {
         // ids (registry entry, session records, quota places); tokens and tickets made on the small side during the
         // split are lost.
         for (String map : List.of(NODES, SESSIONS, USER_SESSIONS, TOKENS, TOKEN_NAMES, ADDRESSBOOK,
-                ADDRESSBOOK_LEASE, TICKETS, RELAY_TICKETS, SHARES)) {
+                ADDRESSBOOK_LEASE, TICKETS, RELAY_TICKETS, SHARES, LOGINS, LOGIN_FLOWS)) {
             config.getMapConfig(map).getMergePolicyConfig().setPolicy(DiscardMergePolicy.class.getName());
         }
         return config;
@@ -310,6 +322,14 @@ public final class ClusterRuntime {
 
     public SharedMap<String, Share> shares() {
         return shares;
+    }
+
+    public SharedMap<String, Login> logins() {
+        return logins;
+    }
+
+    public SharedMap<String, PendingLogin> loginFlows() {
+        return loginFlows;
     }
 
     public SharedMap<String, SessionQuota.Places> userSessions() {

@@ -1,0 +1,259 @@
+package org.farmgate.node.signin;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.Cookie;
+import io.vertx.core.http.CookieSameSite;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.auth.User;
+import io.vertx.ext.auth.oauth2.OAuth2Auth;
+import io.vertx.ext.auth.oauth2.OAuth2AuthorizationURL;
+import io.vertx.ext.auth.oauth2.OAuth2FlowType;
+import io.vertx.ext.auth.oauth2.OAuth2Options;
+import io.vertx.ext.auth.oauth2.Oauth2Credentials;
+import io.vertx.ext.auth.oauth2.providers.OpenIDConnectAuth;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import org.farmgate.model.Role;
+import org.farmgate.node.auth.Identity;
+import org.farmgate.node.auth.LoginSessions;
+import org.farmgate.node.auth.Secrets;
+import org.farmgate.node.config.OidcSettings;
+import org.farmgate.router.store.SharedMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sign-in with OpenID Connect: the authorization code flow with PKCE, {@code state} and {@code nonce}, on Vert.x's
+ * own {@code vertx-auth-oauth2} (discovery, the code exchange, the ID token's signature against the provider's JWKS,
+ * its issuer and audience). The pending sign-in is a cluster record under the hash of its {@code state}, so the
+ * provider may send the person back to any node; it is taken once, so a replayed callback (the same code, the same
+ * state) finds nothing. The node checks the ID token's expiry by its own clock and its nonce itself, since the
+ * library does not.
+ *
+ * <p>A person's role comes from {@link RoleMapping}; one with no role is refused with a page that says so. A
+ * signed-in person gets a login ({@link LoginSessions}) in an HttpOnly, SameSite=Lax cookie, Secure over TLS.
+ * Signing out ends the login on every node and sends the person to the provider's end-session endpoint
+ * (RP-initiated logout).
+ */
+public final class OidcSignIn {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OidcSignIn.class);
+    public static final Duration PENDING_LIFETIME = Duration.ofMinutes(10);
+    private static final Duration KEY_REFRESH = Duration.ofMinutes(5);
+
+    private final Vertx vertx;
+    private final OidcSettings settings;
+    private final SharedMap<String, PendingLogin> pending;
+    private final LoginSessions logins;
+    private final RoleMapping roles;
+    private final Clock clock;
+    private final OAuth2Options options;
+    private Future<OAuth2Auth> provider;
+
+    public OidcSignIn(Vertx vertx, OidcSettings settings, SharedMap<String, PendingLogin> pending,
+            LoginSessions logins, Clock clock) {
+        this.vertx = vertx;
+        this.settings = settings;
+        this.pending = pending;
+        this.logins = logins;
+        this.roles = new RoleMapping(settings);
+        this.clock = clock;
+        this.options = new OAuth2Options().setSite(settings.issuer()).setClientId(settings.clientId())
+                .setClientSecret(settings.clientSecret());
+    }
+
+    public void mount(Router router) {
+        router.get("/auth/login").handler(this::login);
+        router.get(OidcSettings.CALLBACK_PATH).handler(this::callback);
+        router.post("/auth/logout").handler(this::logout);
+    }
+
+    /**
+     * The provider, discovered at first use and kept; a failed discovery (the provider down) is tried again at the
+     * next sign-in rather than failing the node's start. Its keys are fetched again every few minutes and whenever
+     * a token names a key it does not know (the provider rotated its keys).
+     */
+    private synchronized Future<OAuth2Auth> provider() {
+        if (provider == null || provider.failed()) {
+            provider = OpenIDConnectAuth.discover(vertx, options).onSuccess(auth -> {
+                auth.missingKeyHandler(kid -> {
+                    LOG.info("the identity provider signed with key {}, unknown here: fetching its keys", kid);
+                    auth.jWKSet();
+                });
+                vertx.setPeriodic(KEY_REFRESH.toMillis(), id -> auth.jWKSet());
+            }).onFailure(error -> LOG.warn("OpenID discovery at {} failed: {}", settings.issuer(),
+                    error.getMessage()));
+        }
+        return provider;
+    }
+
+    private void login(RoutingContext ctx) {
+        String returnTo = localPath(ctx.request().getParam("return"));
+        String state = Secrets.newSecret("");
+        String verifier = Secrets.newSecret("");
+        String nonce = Secrets.newSecret("");
+        provider().compose(auth -> await(pending.set(Secrets.sha256Hex(state), new PendingLogin(verifier, nonce,
+                        returnTo, clock.instant()), PENDING_LIFETIME)).map(ignored -> auth.authorizeURL(
+                                new OAuth2AuthorizationURL().setScopes(settings.scopes()).setState(state)
+                                        // Vert.x 5.0.7 leaves redirectUri and codeChallenge out of the URL it
+                                        // builds: they go as parameters of their own.
+                                        .setAdditionalParameters(Map.of("nonce", nonce, "redirect_uri",
+                                                settings.callbackUrl(), "code_challenge", challenge(verifier),
+                                                "code_challenge_method", "S256")))))
+                .onSuccess(url -> ctx.response().setStatusCode(302).putHeader("Location", url)
+                        .putHeader("Cache-Control", "no-store").end())
+                .onFailure(error -> page(ctx, 503, "The identity provider cannot be reached",
+                        "Signing in needs " + settings.issuer() + ", which did not answer: " + error.getMessage()
+                                + ". Try again in a moment."));
+    }
+
+    private void callback(RoutingContext ctx) {
+        String error = ctx.request().getParam("error");
+        String state = ctx.request().getParam("state");
+        String code = ctx.request().getParam("code");
+        if (state == null || state.isEmpty()) {
+            page(ctx, 400, "This is not a sign-in", "The identity provider's answer had no state.");
+            return;
+        }
+        // Taken at once, even when the provider reports an error: a state is good for one answer only.
+        await(pending.remove(Secrets.sha256Hex(state))).onFailure(ctx::fail).onSuccess(flow -> {
+            if (flow == null || Duration.between(flow.startedAt(), clock.instant()).compareTo(PENDING_LIFETIME) > 0) {
+                page(ctx, 400, "This sign-in has expired or was already used",
+                        "Each sign-in can be completed once, within " + PENDING_LIFETIME.toMinutes()
+                                + " minutes. Sign in again.");
+                return;
+            }
+            if (error != null || code == null) {
+                page(ctx, 401, "The identity provider did not sign you in", error == null ? "It sent no code."
+                        : error + ": " + Optional.ofNullable(ctx.request().getParam("error_description")).orElse(""));
+                return;
+            }
+            provider().compose(auth -> auth.authenticate(new Oauth2Credentials().setFlow(OAuth2FlowType.AUTH_CODE).setCode(code)
+                            .setRedirectUri(settings.callbackUrl()).setCodeVerifier(flow.codeVerifier())))
+                    .onFailure(failure -> {
+                        LOG.info("a sign-in's code exchange failed: {}", failure.getMessage());
+                        page(ctx, 401, "The identity provider did not confirm this sign-in",
+                                "The sign-in code was refused (" + failure.getMessage() + "). Sign in again.");
+                    })
+                    .onSuccess(user -> admit(ctx, user, flow));
+        });
+    }
+
+    private void admit(RoutingContext ctx, User user, PendingLogin flow) {
+        JsonObject claims = user.attributes().getJsonObject("idToken");
+        String refusal = IdTokenRules.refusal(claims, settings.issuer(), settings.clientId(), flow.nonce(),
+                clock.instant());
+        if (refusal != null) {
+            LOG.warn("a sign-in was refused: {}", refusal);
+            page(ctx, 401, "The sign-in could not be verified", refusal + ". Sign in again.");
+            return;
+        }
+        String subject = claims.getString("sub");
+        String name = claims.getString("preferred_username", claims.getString("name", subject));
+        Optional<Role> role = roles.roleOf(claims);
+        if (role.isEmpty()) {
+            LOG.info("sign-in of {} ({}) refused: no group of theirs maps to a role", name, subject);
+            page(ctx, 403, "You have no access to farmgate", "You are signed in at the identity provider as " + name
+                    + ", but none of your groups gives access to this gateway. Ask your administrator to add you "
+                    + "to one that does.");
+            return;
+        }
+        Set<String> groups = roles.groupsOf(claims);
+        Identity person = Identity.person(subject, name, claims.getString("email"), role.get(), groups);
+        await(logins.start(person, subject)).onFailure(ctx::fail).onSuccess(secret -> {
+            LOG.info("{} signed in: subject={} email={} role={} groups={}", name, subject, person.email(),
+                    role.get().wireName(), groups);
+            ctx.response().addCookie(cookie(secret, settings.absolute()));
+            ctx.response().setStatusCode(302).putHeader("Location", flow.returnTo())
+                    .putHeader("Cache-Control", "no-store").end();
+        });
+    }
+
+    /**
+     * Ends the login on every node and answers where to go next: the provider's end-session endpoint, so that the
+     * person is signed out there too, and comes back to the pages.
+     */
+    private void logout(RoutingContext ctx) {
+        Cookie cookie = ctx.request().getCookie(LoginSessions.COOKIE);
+        String secret = cookie == null ? null : cookie.getValue();
+        await(logins.end(secret)).compose(ignored -> provider().map(auth -> options.getLogoutPath())
+                        .recover(unreachable -> Future.succeededFuture(null)))
+                .onFailure(ctx::fail).onSuccess(endpoint -> {
+                    ctx.response().addCookie(cookie("", Duration.ZERO));
+                    String next = endpoint == null ? "/" : endpoint + "?client_id=" + encode(settings.clientId())
+                            + "&post_logout_redirect_uri=" + encode(settings.redirectBase() + "/");
+                    ctx.response().putHeader("Content-Type", "application/json").putHeader("Cache-Control",
+                            "no-store").end(new JsonObject().put("logout_url", next).encode());
+                });
+    }
+
+    private Cookie cookie(String value, Duration maxAge) {
+        return Cookie.cookie(LoginSessions.COOKIE, value).setPath("/").setHttpOnly(true)
+                .setSecure(settings.secureCookies()).setSameSite(CookieSameSite.LAX).setMaxAge(maxAge.toSeconds());
+    }
+
+    /** Only a path of this site: never another site's address, which would make sign-in an open redirect. */
+    static String localPath(String asked) {
+        if (asked == null || !asked.startsWith("/") || asked.startsWith("//") || asked.contains("\\")
+                || asked.chars().anyMatch(c -> c < 0x21 || c == 0x7f)) {
+            return "/";
+        }
+        return asked;
+    }
+
+    private static String challenge(String verifier) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+
+    /** A plain page for a person (not an API caller): what happened, and a way on. */
+    private static void page(RoutingContext ctx, int status, String title, String text) {
+        String html = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + escape(title)
+                + "</title><link rel=\"stylesheet\" href=\"/app.css\"></head><body><header><h1>farmgate</h1></header>"
+                + "<main><h2 id=\"problem\">" + escape(title) + "</h2><p id=\"detail\">" + escape(text)
+                + "</p><p><a href=\"/auth/login\">Sign in again</a> · <a href=\"/\">Back to the start</a></p>"
+                + "</main></body></html>";
+        ctx.response().setStatusCode(status).putHeader("Content-Type", "text/html; charset=utf-8")
+                .putHeader("Cache-Control", "no-store").end(html);
+    }
+
+    private static String escape(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (char c : text.toCharArray()) {
+            switch (c) {
+                case '<' -> out.append("&lt;");
+                case '>' -> out.append("&gt;");
+                case '&' -> out.append("&amp;");
+                case '"' -> out.append("&quot;");
+                case '\'' -> out.append("&#39;");
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private <T> Future<T> await(CompletionStage<T> stage) {
+        return Future.fromCompletionStage(stage, vertx.getOrCreateContext());
+    }
+
+}

@@ -1,0 +1,78 @@
+package org.farmgate.node.signin;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.farmgate.model.Role;
+import org.farmgate.node.config.OidcSettings;
+
+/**
+ * What a person may do, from what the identity provider says of them: the highest role that the role claim names or
+ * that any of their groups maps to, capped by the configured maximum. Nothing matched: no role, and the person is
+ * refused; there is no default role to fall into by accident.
+ */
+public final class RoleMapping {
+
+    private final String roleClaim;
+    private final String groupsClaim;
+    private final Map<String, Role> mappings;
+    private final Role max;
+
+    public RoleMapping(OidcSettings settings) {
+        this.roleClaim = settings.roleClaim();
+        this.groupsClaim = settings.groupsClaim();
+        this.mappings = settings.roleMappings();
+        this.max = settings.maxRole();
+    }
+
+    public Optional<Role> roleOf(JsonObject claims) {
+        Role best = null;
+        if (roleClaim != null) {
+            for (String named : strings(claims.getValue(roleClaim))) {
+                Role role = parse(named);
+                best = higher(best, role);
+            }
+        }
+        for (String group : groupsOf(claims)) {
+            best = higher(best, mappings.get(group));
+        }
+        if (best == null) {
+            return Optional.empty();
+        }
+        return Optional.of(best.atLeast(max) ? max : best);
+    }
+
+    /** The groups claim, as plain names (a provider that sends paths, {@code /farm/admins}, gets them kept whole). */
+    public Set<String> groupsOf(JsonObject claims) {
+        return new LinkedHashSet<>(strings(claims.getValue(groupsClaim)));
+    }
+
+    private static Role higher(Role a, Role b) {
+        if (b == null) {
+            return a;
+        }
+        return a == null || b.atLeast(a) ? b : a;
+    }
+
+    private static Role parse(String name) {
+        try {
+            return Role.parse(name);
+        } catch (IllegalArgumentException e) {
+            return null; // a provider's own role names that are not ours
+        }
+    }
+
+    private static List<String> strings(Object value) {
+        if (value instanceof String text) {
+            return List.of(text);
+        }
+        if (value instanceof JsonArray array) {
+            return array.stream().filter(String.class::isInstance).map(String.class::cast).toList();
+        }
+        return List.of();
+    }
+}

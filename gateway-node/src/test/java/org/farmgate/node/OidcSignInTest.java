@@ -1,0 +1,330 @@
+package org.farmgate.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.CookieManager;
+import java.nio.file.Path;
+import java.net.CookiePolicy;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.farmgate.model.Json;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.testkit.browser.HeadlessChromium;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sign-in against a real Keycloak with the realm in src/test/resources/keycloak: alice is in farm-admins (admin),
+ * bob in farm-operators (operator), carol only in contractors, which maps to nothing. The nodes send people back to
+ * node 2 (GW_OIDC_REDIRECT_BASE), so every sign-in that starts on node 1 completes on another node. Most checks
+ * script the browser's part with an HTTP client that keeps cookies (the provider's login form is posted as a browser
+ * posts it); the page test drives Chromium through Keycloak's own login page.
+ */
+class OidcSignInTest {
+
+    private static KeycloakServer keycloak;
+    private static TestCluster cluster;
+    private static final int[] PORTS = new int[2];
+
+    @BeforeAll
+    static void start() throws Exception {
+        Optional<String> missing = KeycloakServer.unavailable();
+        assumeTrue(missing.isEmpty(), () -> "no real identity provider here: " + missing.orElse(""));
+        keycloak = new KeycloakServer();
+        PORTS[0] = TestNode.freePort();
+        PORTS[1] = TestNode.freePort();
+        cluster = TestCluster.start(2, n -> settings(PORTS[n - 1], PORTS[1]));
+    }
+
+    static Map<String, String> settings(int port, int redirectPort) {
+        Map<String, String> values = new HashMap<>();
+        values.put("GW_HTTP_PORT", String.valueOf(port));
+        values.put("GW_OIDC_ISSUER", keycloak.issuer());
+        values.put("GW_OIDC_CLIENT_ID", "farmgate");
+        values.put("GW_OIDC_CLIENT_SECRET", "farmgate-test-secret");
+        values.put("GW_OIDC_REDIRECT_BASE", "http://127.0.0.1:" + redirectPort);
+        values.put("GW_OIDC_ROLE_MAPPINGS", "farm-admins=admin,farm-operators=operator");
+        return values;
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (keycloak != null) {
+            keycloak.close();
+        }
+    }
+
+    @Test
+    void aSignInStartedOnOneNodeCompletesOnAnotherAndWorksOnEvery() throws Exception {
+        Browser alice = new Browser();
+        String callback = alice.signInAtProvider(node(1), "alice", "alice-pass");
+        assertTrue(callback.startsWith(node(2) + "/auth/callback?"), callback);
+        HttpResponse<String> landed = alice.get(callback);
+        assertEquals(302, landed.statusCode(), landed::body);
+        assertEquals("/", landed.headers().firstValue("Location").orElseThrow());
+        String cookie = landed.headers().allValues("Set-Cookie").stream().filter(c -> c.startsWith("farmgate_login="))
+                .findFirst().orElseThrow();
+        assertTrue(cookie.toLowerCase().contains("httponly") && cookie.contains("SameSite=Lax")
+                && !cookie.toLowerCase().contains("secure"), cookie);
+
+        for (int n = 1; n <= 2; n++) {
+            JsonNode me = alice.json(alice.get(node(n) + "/api/me"));
+            assertEquals("alice", me.get("name").asText());
+            assertEquals("admin", me.get("role").asText());
+            assertEquals("alice@farm.example", me.get("email").asText());
+            assertEquals("oidc", me.get("signed_in_with").asText());
+            assertTrue(me.get("id").asText().startsWith("oidc:"));
+        }
+        HttpResponse<String> created = alice.post(node(1) + "/api/sessions",
+                "{\"hostname\":\"127.0.0.1\",\"username\":\"u\",\"password\":\"p\"}", alice.csrf(node(1)));
+        assertEquals(201, created.statusCode(), created::body);
+        SessionInfo session = Json.mapper().readValue(created.body(), SessionInfo.class);
+        assertEquals("alice", session.createdBy());
+        assertEquals(alice.json(alice.get(node(1) + "/api/me")).get("id").asText(), session.ownerId());
+        assertEquals(alice.csrf(node(2)), alice.csrf(node(1)), "one login, valid on every node");
+
+        HttpResponse<String> replayed = alice.get(callback);
+        assertEquals(400, replayed.statusCode(), "a callback replayed (same code, same state) was accepted");
+        assertTrue(replayed.body().contains("already used"), replayed.body());
+
+        HttpResponse<String> out = alice.post(node(1) + "/auth/logout", "", alice.csrf(node(1)));
+        String logoutUrl = alice.json(out).get("logout_url").asText();
+        assertTrue(logoutUrl.startsWith(keycloak.issuer() + "/protocol/openid-connect/logout?client_id=farmgate"),
+                logoutUrl);
+        for (int n = 1; n <= 2; n++) {
+            assertEquals(401, alice.get(node(n) + "/api/me").statusCode(), "signed out, yet still in on node " + n);
+        }
+        assertEquals(204, cluster.node(1).request("DELETE", "/api/sessions/" + session.sessionId(), TestNode.ADMIN,
+                null).statusCode());
+    }
+
+    @Test
+    void aPersonInNoMappedGroupIsRefusedWithAPageThatSaysWhy() throws Exception {
+        Browser carol = new Browser();
+        HttpResponse<String> refused = carol.get(carol.signInAtProvider(node(1), "carol", "carol-pass"));
+        assertEquals(403, refused.statusCode());
+        assertTrue(refused.body().contains("none of your groups gives access"), refused.body());
+        assertEquals(401, carol.get(node(1) + "/api/me").statusCode());
+    }
+
+    @Test
+    void aForgedStateOrCodeIsRefused() throws Exception {
+        Browser mallory = new Browser();
+        HttpResponse<String> noSuchState = mallory.get(node(2) + "/auth/callback?state=forged&code=forged");
+        assertEquals(400, noSuchState.statusCode());
+        // A real state, with a code the provider never issued for it.
+        String authorize = mallory.authorizeUrl(node(1));
+        String state = param(authorize, "state");
+        HttpResponse<String> badCode = mallory.get(node(2) + "/auth/callback?state=" + state + "&code=forged");
+        assertEquals(401, badCode.statusCode(), badCode::body);
+        assertTrue(authorize.contains("code_challenge_method=S256") && authorize.contains("nonce="), authorize);
+        assertEquals(401, mallory.get(node(1) + "/api/me").statusCode());
+    }
+
+    @Test
+    void changesMadeWithTheCookieNeedTheCsrfToken() throws Exception {
+        Browser alice = new Browser();
+        alice.get(alice.signInAtProvider(node(1), "alice", "alice-pass"));
+        String body = "{\"hostname\":\"127.0.0.1\"}";
+        HttpResponse<String> crossSite = alice.post(node(1) + "/api/sessions", body, null);
+        assertEquals(403, crossSite.statusCode(), crossSite::body);
+        assertTrue(crossSite.body().contains("cross-site"), crossSite.body());
+        assertEquals(403, alice.post(node(1) + "/api/sessions", body, "not-the-token").statusCode());
+        assertEquals(403, alice.post(node(1) + "/api/ws-ticket", "", null).statusCode(),
+                "a WebSocket ticket is a change too");
+        assertEquals(200, alice.post(node(1) + "/api/ws-ticket", "", alice.csrf(node(1))).statusCode());
+    }
+
+    @Test
+    void aGroupChangeAtTheProviderCountsAtTheNextSignIn() throws Exception {
+        Browser bob = new Browser();
+        bob.get(bob.signInAtProvider(node(1), "bob", "bob-pass"));
+        assertEquals("operator", bob.json(bob.get(node(1) + "/api/me")).get("role").asText());
+        HttpResponse<String> tooHigh = bob.post(node(1) + "/api/me/tokens", "{\"name\":\"ci\",\"role\":\"admin\"}",
+                bob.csrf(node(1)));
+        assertEquals(403, tooHigh.statusCode(), "a personal token above its person's role");
+        HttpResponse<String> personal = bob.post(node(1) + "/api/me/tokens", "{\"name\":\"ci\"}", bob.csrf(node(1)));
+        assertEquals(201, personal.statusCode(), personal::body);
+        assertEquals("bob.ci", bob.json(personal).get("name").asText());
+        assertEquals("operator", bob.json(personal).get("role").asText());
+
+        keycloak.addToGroup("bob", "farm-admins");
+        Browser again = new Browser();
+        again.get(again.signInAtProvider(node(1), "bob", "bob-pass"));
+        assertEquals("admin", again.json(again.get(node(2) + "/api/me")).get("role").asText());
+
+        // An admin ends all of a person's logins, on every node.
+        String id = again.json(again.get(node(1) + "/api/me")).get("id").asText();
+        HttpResponse<String> ended = cluster.node(2).request("DELETE", "/api/people/" + id + "/logins",
+                TestNode.ADMIN, null);
+        assertEquals(2, Json.mapper().readTree(ended.body()).get("ended").asInt(), ended::body);
+        assertEquals(401, bob.get(node(1) + "/api/me").statusCode());
+        assertEquals(401, again.get(node(2) + "/api/me").statusCode());
+    }
+
+    /** A node whose clock runs two hours ahead sees the provider's fresh ID token as long expired. */
+    @Test
+    void anExpiredIdTokenIsRefused() throws Exception {
+        int port = TestNode.freePort();
+        Map<String, String> values = settings(port, port);
+        values.put(TestNode.CLOCK_OFFSET_SECS, "7200");
+        try (TestNode late = TestNode.start(new org.farmgate.testkit.guacd.SyntheticGuacdOptions(), values)) {
+            Browser alice = new Browser();
+            HttpResponse<String> refused = alice.get(alice.signInAtProvider("http://127.0.0.1:" + port, "alice",
+                    "alice-pass"));
+            assertEquals(401, refused.statusCode());
+            assertTrue(refused.body().contains("expired"), refused.body());
+        }
+    }
+
+    /** The page, in Chromium: Keycloak's own login page, the person in the header, a session, and signing out. */
+    @Test
+    void aPersonSignsInThroughThePageWorksAndSignsOut() throws Exception {
+        assumeTrue(HeadlessChromium.isInstalled(), "Debian's chromium is not installed");
+        try (HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
+            chromium.navigate(node(1) + "/");
+            chromium.awaitValue("String(!document.querySelector('form.token .sign-in').hidden)", "true", 10_000);
+            chromium.evaluate("(() => { document.querySelector('form.token .sign-in').click(); return 'ok'; })()");
+            chromium.awaitValue("String(!!document.getElementById('kc-form-login'))", "true", 20_000);
+            chromium.evaluate("(() => { document.getElementById('username').value = 'alice';"
+                    + " document.getElementById('password').value = 'alice-pass';"
+                    + " document.getElementById('kc-form-login').submit(); return 'ok'; })()");
+            String who = chromium.awaitValue("document.getElementById('who') ?"
+                    + " document.getElementById('who').textContent : ''", "alice · admin", 20_000);
+            chromium.screenshot(Path.of("target", "screenshots", "signed-in.png"));
+            assertEquals("alice · admin", who, () -> "the page after signing in: " + text(chromium));
+            chromium.screenshot(Path.of("target", "screenshots", "signed-in.png"));
+            assertEquals("false", chromium.evaluate("String(document.getElementById('admin-link').hidden)"));
+            chromium.evaluate("(() => { const f = document.getElementById('create'); f.hostname.value = '127.0.0.1';"
+                    + " f.requestSubmit(); return 'ok'; })()");
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000),
+                    chromium.evaluate("document.getElementById('status').textContent"));
+            SessionInfo session = Json.mapper().readValue(cluster.node(1).request("GET", "/api/sessions?all=true",
+                    TestNode.ADMIN, null).body(), SessionInfo[].class)[0];
+            assertEquals("alice", session.createdBy());
+            chromium.evaluate("(() => { document.getElementById('disconnect').click(); return 'ok'; })()");
+            chromium.awaitValue("String(!document.getElementById('sign-out').hidden)", "true", 10_000);
+            chromium.evaluate("(() => { document.getElementById('sign-out').click(); return 'ok'; })()");
+            // Keycloak asks whether to sign out there too (no ID token hint is kept); the person confirms.
+            chromium.awaitValue("String(!!document.getElementById('kc-logout'))", "true", 20_000);
+            chromium.evaluate("(() => { document.getElementById('kc-logout').click(); return 'ok'; })()");
+            chromium.awaitValue("String(location.port === '" + PORTS[1] + "' && !!document.querySelector("
+                    + "'form.token .sign-in') && !document.querySelector('form.token .sign-in').hidden)", "true",
+                    20_000);
+        }
+    }
+
+    private static String text(HeadlessChromium chromium) {
+        try {
+            return chromium.evaluate("location.href + ' ' + document.body.innerText.slice(0, 400)");
+        } catch (Exception e) {
+            return e.toString();
+        }
+    }
+
+    private static String node(int n) {
+        return "http://127.0.0.1:" + PORTS[n - 1];
+    }
+
+    private static String param(String url, String name) {
+        Matcher m = Pattern.compile("[?&]" + name + "=([^&]+)").matcher(url);
+        assertTrue(m.find(), url);
+        return m.group(1);
+    }
+
+    /**
+     * Browsers count http://127.0.0.1 as a secure context and send it Secure cookies (Keycloak marks its own so, over
+     * plain HTTP too); Java's cookie store does not, so this one forgets the flag for loopback, as a browser would.
+     */
+    static final class LoopbackIsSecure extends java.net.CookieHandler {
+
+        private final CookieManager cookies = new CookieManager(null, CookiePolicy.ACCEPT_ALL);
+
+        @Override
+        public Map<String, java.util.List<String>> get(URI uri, Map<String, java.util.List<String>> headers)
+                throws java.io.IOException {
+            return cookies.get(uri, headers);
+        }
+
+        @Override
+        public void put(URI uri, Map<String, java.util.List<String>> headers) throws java.io.IOException {
+            Map<String, java.util.List<String>> plain = new HashMap<>();
+            headers.forEach((name, values) -> plain.put(name, name != null && name.equalsIgnoreCase("Set-Cookie")
+                    ? values.stream().map(v -> v.replaceAll("(?i);\\s*Secure", "")).toList() : values));
+            cookies.put(uri, plain);
+        }
+    }
+
+    /** What a browser does with cookies and redirects, done by hand so that each step can be looked at. */
+    static final class Browser {
+
+        private final HttpClient http = HttpClient.newBuilder().cookieHandler(new LoopbackIsSecure())
+                .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
+
+        /** Starts at the node, signs in on the provider's login form; returns the callback URL it redirects to. */
+        String signInAtProvider(String node, String user, String password) throws Exception {
+            String authorize = authorizeUrl(node);
+            HttpResponse<String> page = get(authorize);
+            assertEquals(200, page.statusCode(), page::body);
+            Matcher action = Pattern.compile("id=\"kc-form-login\"[^>]*action=\"([^\"]+)\"|action=\"([^\"]+)\"[^>]*"
+                    + "id=\"kc-form-login\"").matcher(page.body());
+            assertTrue(action.find(), "no login form on the provider's page");
+            String target = (action.group(1) != null ? action.group(1) : action.group(2)).replace("&amp;", "&");
+            HttpResponse<String> posted = http.send(HttpRequest.newBuilder(URI.create(target))
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(HttpRequest.BodyPublishers.ofString(KeycloakServer.form("username", user, "password",
+                            password, "credentialId", ""))).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(302, posted.statusCode(), () -> "the provider's answer to the login form: "
+                    + posted.body().replaceAll("(?s)<head>.*</head>", "").replaceAll("<[^>]+>", " ")
+                    .replaceAll("\\s+", " ") + " cookies sent: " + page.headers().allValues("Set-Cookie"));
+            return posted.headers().firstValue("Location").orElseThrow();
+        }
+
+        /** Where the node sends someone who starts to sign in: the provider's authorization endpoint. */
+        String authorizeUrl(String node) throws Exception {
+            HttpResponse<String> start = get(node + "/auth/login");
+            assertEquals(302, start.statusCode(), start::body);
+            return start.headers().firstValue("Location").orElseThrow();
+        }
+
+        HttpResponse<String> get(String url) throws Exception {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        }
+
+        HttpResponse<String> post(String url, String body, String csrf) throws Exception {
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+            if (csrf != null) {
+                request.header("X-CSRF-Token", csrf);
+            }
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
+
+        String csrf(String node) throws Exception {
+            JsonNode me = json(get(node + "/api/me"));
+            assertNotNull(me.get("csrf_token"), me::toString);
+            return me.get("csrf_token").asText();
+        }
+
+        JsonNode json(HttpResponse<String> response) throws Exception {
+            return Json.mapper().readTree(response.body());
+        }
+    }
+}
