@@ -487,7 +487,8 @@ function sessionRow(s) {
   const live = s.status === 'pending' || s.status === 'active';
   return element('tr', {'data-session': s.session_id},
     element('td', {}, s.session_id.slice(0, 8)), element('td', {}, s.session_type),
-    element('td', {}, target(s)), element('td', {}, s.created_by || ''),
+    element('td', {}, target(s)), element('td', {}, s.created_by || '',
+      s.created_by_email ? element('div', {class: 'small'}, s.created_by_email) : null),
     element('td', {class: 'small'}, new Date(s.created_at).toLocaleString()),
     element('td', {}, s.status, s.end_reason ? element('div', {class: 'small'}, s.end_reason) : null),
     element('td', {}, s.node_id),

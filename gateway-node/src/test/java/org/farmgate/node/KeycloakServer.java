@@ -21,8 +21,8 @@ import org.farmgate.model.Json;
 
 /**
  * A real Keycloak (the server distribution from Maven Central, unpacked by the build into target/keycloak) in
- * development mode on loopback, with the test realm imported from src/test/resources/keycloak. Keycloak needs Java
- * 21 or later: {@code KEYCLOAK_JAVA_HOME}, or the newest such JDK under /usr/lib/jvm.
+ * development mode on loopback, with the realm of deploy/keycloak imported (the one the README uses). Keycloak
+ * needs Java 21 or later: {@code KEYCLOAK_JAVA_HOME}, or the newest such JDK under /usr/lib/jvm.
  */
 final class KeycloakServer implements AutoCloseable {
 
@@ -70,7 +70,7 @@ final class KeycloakServer implements AutoCloseable {
         Path data = DIST.resolve("data");
         deleteTree(data); // a fresh realm every start: nothing left from an earlier run
         Files.createDirectories(data.resolve("import"));
-        Files.copy(Path.of("src", "test", "resources", "keycloak", "farmgate-realm.json"),
+        Files.copy(Path.of("..", "deploy", "keycloak", "farmgate-realm.json"),
                 data.resolve("import").resolve("farmgate-realm.json"));
         this.log = Files.createTempFile("keycloak", ".log");
         ProcessBuilder builder = new ProcessBuilder("bash", DIST.resolve("bin").resolve("kc.sh").toString(),

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Sign-in against a real Keycloak with the realm in src/test/resources/keycloak: alice is in farm-admins (admin),
+ * Sign-in against a real Keycloak with the realm in deploy/keycloak: alice is in farm-admins (admin),
  * bob in farm-operators (operator), carol only in contractors, which maps to nothing. The nodes send people back to
  * node 2 (GW_OIDC_REDIRECT_BASE), so every sign-in that starts on node 1 completes on another node. Most checks
  * script the browser's part with an HTTP client that keeps cookies (the provider's login form is posted as a browser
@@ -96,6 +96,7 @@ class OidcSignInTest {
         assertEquals(201, created.statusCode(), created::body);
         SessionInfo session = Json.mapper().readValue(created.body(), SessionInfo.class);
         assertEquals("alice", session.createdBy());
+        assertEquals("alice@farm.example", session.createdByEmail());
         assertEquals(alice.json(alice.get(node(1) + "/api/me")).get("id").asText(), session.ownerId());
         assertEquals(alice.csrf(node(2)), alice.csrf(node(1)), "one login, valid on every node");
 

@@ -17,6 +17,8 @@ import java.util.Objects;
  *     revoked one's name must not inherit its sessions)
  * @param endReason why a finished session ended, e.g. {@code "guacd error 769: Aborted. See logs."}; null while live
  * @param watchers who is attached through a share link now
+ * @param createdByEmail the e-mail address of the person who created it, when a person signed in did (OpenID
+ *     Connect); their subject is in {@code ownerId}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(value = "ws_url", allowGetters = true)
@@ -35,7 +37,8 @@ public record SessionInfo(
         @JsonProperty("estimated_memory_mb") int estimatedMemoryMb,
         @JsonProperty("ended_at") Instant endedAt,
         @JsonProperty("end_reason") String endReason,
-        @JsonProperty("watchers") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Watcher> watchers)
+        @JsonProperty("watchers") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Watcher> watchers,
+        @JsonProperty("created_by_email") String createdByEmail)
         implements Serializable {
 
     public SessionInfo {
@@ -50,7 +53,7 @@ public record SessionInfo(
             String hostname, int port, String username, String createdBy, String ownerId, int activeConnections,
             String nodeId, int estimatedMemoryMb, Instant endedAt, String endReason) {
         this(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy, ownerId,
-                activeConnections, nodeId, estimatedMemoryMb, endedAt, endReason, List.of());
+                activeConnections, nodeId, estimatedMemoryMb, endedAt, endReason, List.of(), null);
     }
 
     /** Where the browser attaches its WebSocket. */
@@ -61,20 +64,20 @@ public record SessionInfo(
 
     public SessionInfo attached() {
         return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
-                createdBy, ownerId, 1 + watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers);
+                createdBy, ownerId, 1 + watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers, createdByEmail);
     }
 
     /** Live, with no client attached for now: its guacd connection is held for one to join again. */
     public SessionInfo detached() {
         return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
-                createdBy, ownerId, watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers);
+                createdBy, ownerId, watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers, createdByEmail);
     }
 
     /** The same session with these watchers; the count of connections follows. */
     public SessionInfo watchedBy(List<Watcher> now) {
         int owner = activeConnections - watchers.size();
         return new SessionInfo(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy,
-                ownerId, owner + now.size(), nodeId, estimatedMemoryMb, endedAt, endReason, now);
+                ownerId, owner + now.size(), nodeId, estimatedMemoryMb, endedAt, endReason, now, createdByEmail);
     }
 
     public SessionInfo ended(SessionStatus finalStatus, Instant at, String reason) {
@@ -82,6 +85,6 @@ public record SessionInfo(
             throw new IllegalArgumentException("not a final status: " + finalStatus);
         }
         return new SessionInfo(sessionId, sessionType, finalStatus, createdAt, hostname, port, username, createdBy,
-                ownerId, 0, nodeId, estimatedMemoryMb, at, reason);
+                ownerId, 0, nodeId, estimatedMemoryMb, at, reason, List.of(), createdByEmail);
     }
 }

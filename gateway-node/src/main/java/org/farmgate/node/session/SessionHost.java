@@ -79,7 +79,7 @@ public final class SessionHost {
     public SessionInfo open(String sessionId, Identity creator, SessionSpec spec, InetAddress target, int chargedMb) {
         SessionInfo info = new SessionInfo(sessionId, spec.protocol(), SessionStatus.PENDING, clock.instant(),
                 spec.hostname(), spec.port(), spec.username(), creator.name(), creator.id(), 0, nodeId, chargedMb, null,
-                null);
+                null, List.of(), creator.email());
         LocalSession session = new LocalSession(info, spec, target, drives.arguments(sessionId, spec));
         synchronized (session) {
             LocalSession already = sessions.putIfAbsent(sessionId, session);
@@ -90,8 +90,9 @@ public final class SessionHost {
             ledger.publish(info);
             session.pendingTimer = vertx.setTimer(limits.pendingTimeout().toMillis(), id -> expire(session));
         }
-        LOG.info("session {} pending: node={} protocol={} target={}:{} by={} charged={}MB", sessionId, nodeId,
-                spec.protocol().wireName(), spec.hostname(), spec.port(), creator.name(), chargedMb);
+        LOG.info("session {} pending: node={} protocol={} target={}:{} by={} owner={}{} charged={}MB", sessionId,
+                nodeId, spec.protocol().wireName(), spec.hostname(), spec.port(), creator.name(), creator.id(),
+                creator.email() == null ? "" : " email=" + creator.email(), chargedMb);
         return info;
     }
 
