@@ -20,8 +20,10 @@ class FaultCampaignTest {
         String unavailable = NetnsLab.unavailable();
         Assumptions.assumeTrue(unavailable == null, "network namespaces are not available here: " + unavailable);
         FaultCampaign campaign = new FaultCampaign();
+        // A pause only: partitions take a minute to heal and are the suite's SplitMergeTest and the long campaign's
+        // (bench.fault.FaultCampaign, bench/RESULTS.md), which keeps the suite well inside its time.
         new CommandLine(campaign).parseArgs("--nodes", "3", "--users", "4", "--seed", "11", "--pause-seconds", "7",
-                "--partition-seconds", "7", "--faults", "pause,partition");
+                "--faults", "pause");
         List<Campaign.Outcome> outcomes = campaign.run();
         for (Campaign.Outcome outcome : outcomes) {
             assertEquals(List.of(), outcome.violations(), outcome.fault());
