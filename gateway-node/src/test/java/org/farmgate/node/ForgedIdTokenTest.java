@@ -127,6 +127,22 @@ class ForgedIdTokenTest {
         assertTrue(statuses.size() <= 3, "it took " + statuses + " to learn the new key");
     }
 
+    /** Starting a sign-in needs no credential and writes a cluster record: a node starts only so many at once. */
+    @Test
+    void aNodeStartsOnlySoManySignInsAtOnce() throws Exception {
+        int port = TestNode.freePort();
+        try (TestNode bounded = TestNode.start(new org.farmgate.testkit.guacd.SyntheticGuacdOptions(), Map.of(
+                "GW_HTTP_PORT", String.valueOf(port), "GW_OIDC_ISSUER", issuer, "GW_OIDC_CLIENT_ID", CLIENT,
+                "GW_OIDC_REDIRECT_BASE", "http://127.0.0.1:" + port, "GW_OIDC_MAX_PENDING", "3"))) {
+            for (int i = 0; i < 3; i++) {
+                browser.authorizeUrl("http://127.0.0.1:" + port);
+            }
+            HttpResponse<String> refused = browser.get("http://127.0.0.1:" + port + "/auth/login");
+            assertEquals(503, refused.statusCode());
+            assertTrue(refused.body().contains("GW_OIDC_MAX_PENDING"), refused.body());
+        }
+    }
+
     private HttpResponse<String> signIn(UnaryOperator<String> token) throws Exception {
         String authorize = browser.authorizeUrl("http://127.0.0.1:" + node.port());
         nonce = param(authorize, "nonce");

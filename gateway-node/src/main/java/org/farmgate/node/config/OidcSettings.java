@@ -17,10 +17,11 @@ import org.farmgate.model.Role;
  * @param roleMappings group to role; a person gets the highest role any of their groups (or the role claim) gives
  * @param maxRole no one signed in gets more, whatever the provider says
  * @param idle a login unused this long ends; {@code absolute}: a login ends this long after sign-in, used or not
+ * @param maxPending how many sign-ins one node may start within ten minutes (each is a cluster record until then)
  */
 public record OidcSettings(String issuer, String clientId, String clientSecret, List<String> scopes,
         String redirectBase, String roleClaim, String groupsClaim, Map<String, Role> roleMappings, Role maxRole,
-        Duration idle, Duration absolute) {
+        Duration idle, Duration absolute, int maxPending) {
 
     public static final String CALLBACK_PATH = "/auth/callback";
 
@@ -28,9 +29,10 @@ public record OidcSettings(String issuer, String clientId, String clientSecret, 
         String issuer = source.string("GW_OIDC_ISSUER", null);
         Duration idle = Duration.ofSeconds(source.integer("GW_LOGIN_IDLE_SECS", 3600, 60, 30 * 86_400));
         Duration absolute = Duration.ofSeconds(source.integer("GW_LOGIN_MAX_SECS", 43_200, 60, 90 * 86_400));
+        int maxPending = source.integer("GW_OIDC_MAX_PENDING", 5000, 1, 1_000_000);
         if (issuer == null) {
             return new OidcSettings(null, null, null, List.of(), null, null, "groups", Map.of(), Role.ADMIN, idle,
-                    absolute);
+                    absolute, maxPending);
         }
         String clientId = required(source, "GW_OIDC_CLIENT_ID");
         String redirectBase = required(source, "GW_OIDC_REDIRECT_BASE").replaceAll("/+$", "");
@@ -47,7 +49,7 @@ public record OidcSettings(String issuer, String clientId, String clientSecret, 
         return new OidcSettings(issuer.replaceAll("/+$", ""), clientId, source.string("GW_OIDC_CLIENT_SECRET", null),
                 scopes, redirectBase, source.string("GW_OIDC_ROLE_CLAIM", null),
                 source.string("GW_OIDC_GROUPS_CLAIM", "groups"), mappings(source),
-                role(source, "GW_OIDC_MAX_ROLE", Role.ADMIN), idle, absolute);
+                role(source, "GW_OIDC_MAX_ROLE", Role.ADMIN), idle, absolute, maxPending);
     }
 
     public boolean enabled() {

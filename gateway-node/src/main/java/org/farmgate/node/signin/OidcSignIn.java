@@ -60,6 +60,7 @@ public final class OidcSignIn {
     private final RoleMapping roles;
     private final Clock clock;
     private final OAuth2Options options;
+    private final PendingBudget budget;
     private Future<OAuth2Auth> provider;
 
     public OidcSignIn(Vertx vertx, OidcSettings settings, SharedMap<String, PendingLogin> pending,
@@ -70,6 +71,7 @@ public final class OidcSignIn {
         this.logins = logins;
         this.roles = new RoleMapping(settings);
         this.clock = clock;
+        this.budget = new PendingBudget(vertx, settings.maxPending(), PENDING_LIFETIME);
         this.options = new OAuth2Options().setSite(settings.issuer()).setClientId(settings.clientId())
                 .setClientSecret(settings.clientSecret());
     }
@@ -100,6 +102,12 @@ public final class OidcSignIn {
     }
 
     private void login(RoutingContext ctx) {
+        if (!budget.take()) {
+            page(ctx, 503, "Too many sign-ins at once", "This gateway node has started " + budget.max()
+                    + " sign-ins in the last " + PENDING_LIFETIME.toMinutes() + " minutes (GW_OIDC_MAX_PENDING). "
+                    + "Try again in a few minutes.");
+            return;
+        }
         String returnTo = localPath(ctx.request().getParam("return"));
         String state = Secrets.newSecret("");
         String verifier = Secrets.newSecret("");
