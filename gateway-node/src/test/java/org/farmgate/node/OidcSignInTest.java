@@ -152,6 +152,25 @@ class OidcSignInTest {
         assertEquals(200, alice.post(node(1) + "/api/ws-ticket", "", alice.csrf(node(1))).statusCode());
     }
 
+    /** A WebSocket opened with the cookie from another site's page is refused before the upgrade. */
+    @Test
+    void aCrossSiteWebSocketWithTheCookieIsRefused() throws Exception {
+        Browser alice = new Browser();
+        alice.get(alice.signInAtProvider(node(1), "alice", "alice-pass"));
+        HttpResponse<String> created = alice.post(node(1) + "/api/sessions", "{\"hostname\":\"127.0.0.1\"}",
+                alice.csrf(node(1)));
+        SessionInfo session = Json.mapper().readValue(created.body(), SessionInfo.class);
+        String url = node(1).replace("http:", "ws:") + session.wsUrl();
+        java.util.concurrent.CompletionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.CompletionException.class, () -> alice.webSocket(url, "https://evil.example"));
+        assertTrue(refused.getCause() instanceof java.net.http.WebSocketHandshakeException handshake
+                && handshake.getResponse().statusCode() == 403, refused::toString);
+        java.net.http.WebSocket ours = alice.webSocket(url, node(1));
+        ours.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "").join();
+        assertEquals(204, alice.delete(node(1) + "/api/sessions/" + session.sessionId(), alice.csrf(node(1)))
+                .statusCode());
+    }
+
     @Test
     void aGroupChangeAtTheProviderCountsAtTheNextSignIn() throws Exception {
         Browser bob = new Browser();
@@ -316,6 +335,17 @@ class OidcSignInTest {
                 request.header("X-CSRF-Token", csrf);
             }
             return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
+
+        /** A WebSocket with this browser's cookies, from a page of {@code origin}. */
+        java.net.http.WebSocket webSocket(String url, String origin) {
+            return http.newWebSocketBuilder().header("Origin", origin).subprotocols("guacamole")
+                    .buildAsync(URI.create(url), new java.net.http.WebSocket.Listener() { }).join();
+        }
+
+        HttpResponse<String> delete(String url, String csrf) throws Exception {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).header("X-CSRF-Token", csrf).DELETE().build(),
+                    HttpResponse.BodyHandlers.ofString());
         }
 
         String csrf(String node) throws Exception {

@@ -1,0 +1,145 @@
+package org.farmgate.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.model.SessionStatus;
+import org.farmgate.protocol.Instruction;
+import org.farmgate.testkit.client.WsClient;
+import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The node against a real guacd and real targets, where a developer has them (these machines build guacd 1.6.0
+ * from apache/guacamole-server and run TigerVNC's Xvnc and OpenSSH on loopback; the suite elsewhere uses the
+ * synthetic guacd). Set {@code FARMGATE_REAL_GUACD=host:port}, {@code FARMGATE_REAL_VNC=host:port:password} and
+ * {@code FARMGATE_REAL_SSH=host:port:user:password}; each test skips without what it needs.
+ *
+ * <p>What only a real guacd can show: that it draws the target's screen through the node, sends a user who joins
+ * (a page coming back, a share link's watcher) the whole current display, and accepts a read-only join.
+ */
+class RealGuacdTest {
+
+    private static final String GUACD = System.getenv("FARMGATE_REAL_GUACD");
+    private static final String VNC = System.getenv("FARMGATE_REAL_VNC");
+    private static final String SSH = System.getenv("FARMGATE_REAL_SSH");
+
+    @Test
+    void aVncDesktopIsDrawnAndAReadOnlyWatcherJoinsItAndSeesIt() throws Exception {
+        assumeTrue(GUACD != null && VNC != null, "FARMGATE_REAL_GUACD and FARMGATE_REAL_VNC are not set");
+        String[] vnc = VNC.split(":");
+        try (TestNode node = node(Map.of())) {
+            SessionInfo session = node.createSession(TestNode.ADMIN, "{\"session_type\":\"vnc\",\"hostname\":\""
+                    + vnc[0] + "\",\"port\":" + vnc[1] + ",\"password\":\"" + vnc[2] + "\"}");
+            try (WsClient owner = node.attach(session)) {
+                List<String> drawn = drawing(owner);
+                assertTrue(drawn.contains("img") || drawn.contains("png"), "the desktop was not drawn: " + drawn);
+                AutoCloseable alive = keepAlive(owner);
+                JsonNode share = TestNode.json(node.request("POST", "/api/sessions/" + session.sessionId()
+                        + "/shares", TestNode.ADMIN, "{\"mode\":\"read-only\"}"));
+                HttpResponse<String> granted = node.request("POST", "/api/share-ticket", null, "{\"share\":\""
+                        + share.get("share_token").asText() + "\",\"name\":\"watcher\"}");
+                String ticket = TestNode.json(granted).get("ticket").asText();
+                try (WsClient watcher = node.connectRaw(session.wsUrl() + "?ticket=" + ticket, null)) {
+                    List<String> seen = drawing(watcher);
+                    assertTrue(seen.contains("img") || seen.contains("png"),
+                            "guacd did not send the joining watcher the current display: " + seen);
+                    watcher.send("3.key,5.65507,1.1;");
+                    assertEquals(1, node.session(session.sessionId()).watchers().size());
+                }
+                alive.close();
+            }
+            node.awaitStatus(session.sessionId(), SessionStatus.COMPLETED);
+        }
+    }
+
+    @Test
+    void anSshSessionComesBackAfterItsClientWentAndIsDrawnAgain() throws Exception {
+        assumeTrue(GUACD != null && SSH != null, "FARMGATE_REAL_GUACD and FARMGATE_REAL_SSH are not set");
+        String[] ssh = SSH.split(":");
+        try (TestNode node = node(Map.of("GW_REATTACH_GRACE_SECS", "60"))) {
+            SessionInfo session = node.createSession(TestNode.ADMIN, "{\"hostname\":\"" + ssh[0] + "\",\"port\":"
+                    + ssh[1] + ",\"username\":\"" + ssh[2] + "\",\"password\":\"" + ssh[3] + "\"}");
+            try (WsClient first = node.attach(session)) {
+                List<String> drawn = drawing(first);
+                assertTrue(drawn.contains("img") || drawn.contains("png"), "the terminal was not drawn: " + drawn);
+            }
+            TestNode.await(() -> active(node, session) == 0, "the session did not wait for its client");
+            Thread.sleep(20_000); // longer than guacd's 15 s patience with a silent user: the node answered for it
+            try (WsClient again = node.attach(session)) {
+                List<String> drawn = drawing(again);
+                assertTrue(drawn.contains("img") || drawn.contains("png"), "the returning client saw nothing: "
+                        + drawn);
+            }
+            assertEquals(204, node.request("DELETE", "/api/sessions/" + session.sessionId(), TestNode.ADMIN, null)
+                    .statusCode());
+        }
+    }
+
+    private static TestNode node(Map<String, String> more) throws Exception {
+        String[] guacd = GUACD.split(":");
+        Map<String, String> values = new java.util.HashMap<>(Map.of("GW_GUACD_HOST", guacd[0], "GW_GUACD_PORT",
+                guacd[1], "GW_GUACD_STEP_TIMEOUT_MS", "10000"));
+        values.putAll(more);
+        return TestNode.start(new SyntheticGuacdOptions(), values);
+    }
+
+    /**
+     * The opcodes a client receives until it has been drawn something and synced, answering each sync and sending a
+     * {@code nop} now and then, as guacamole-common-js does: guacd drops a user it has heard nothing from for 15 s,
+     * and a still screen sends few syncs to answer.
+     */
+    private static List<String> drawing(WsClient client) throws Exception {
+        List<String> opcodes = new ArrayList<>();
+        long deadline = System.nanoTime() + 15_000_000_000L;
+        while (System.nanoTime() < deadline && !(opcodes.contains("sync")
+                && (opcodes.contains("img") || opcodes.contains("png")))) {
+            for (Instruction instruction : WsClient.parse(client.nextMessage())) {
+                opcodes.add(instruction.opcode());
+                answer(client, instruction);
+            }
+        }
+        return opcodes;
+    }
+
+    private static void answer(WsClient client, Instruction instruction) {
+        if (instruction.opcode().equals("sync")) {
+            client.send(Instruction.of("sync", instruction.arg(0)).encode());
+        }
+        if (instruction.opcode().equals("error")) {
+            throw new AssertionError("guacd refused: " + instruction);
+        }
+    }
+
+    /** Keeps a client alive in guacd's eyes while the test does something else. */
+    private static AutoCloseable keepAlive(WsClient client) {
+        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor();
+        timer.scheduleAtFixedRate(() -> {
+            try {
+                client.send("3.nop;");
+                for (Instruction instruction : client.drain()) {
+                    answer(client, instruction);
+                }
+            } catch (RuntimeException | org.farmgate.protocol.WireFormatException e) {
+                // the client closed: nothing left to keep alive
+            }
+        }, 0, 1, java.util.concurrent.TimeUnit.SECONDS);
+        return timer::shutdownNow;
+    }
+
+    private static int active(TestNode node, SessionInfo session) {
+        try {
+            return node.session(session.sessionId()).activeConnections();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
