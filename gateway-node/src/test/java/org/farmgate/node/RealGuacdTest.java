@@ -12,6 +12,7 @@ import java.util.Map;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.protocol.Instruction;
+import org.farmgate.testkit.browser.HeadlessChromium;
 import org.farmgate.testkit.client.WsClient;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.junit.jupiter.api.Test;
@@ -57,6 +58,39 @@ class RealGuacdTest {
                 alive.close();
             }
             node.awaitStatus(session.sessionId(), SessionStatus.COMPLETED);
+        }
+    }
+
+    /**
+     * The product's own page, in Chromium, shows the real VNC desktop: its middle has the colour the developer gave
+     * the desktop ({@code FARMGATE_REAL_VNC_RGB}, e.g. {@code xsetroot -solid '#00c800'} gives {@code 00c800}).
+     */
+    @Test
+    void thePageShowsTheRealVncDesktop() throws Exception {
+        String rgb = System.getenv("FARMGATE_REAL_VNC_RGB");
+        assumeTrue(GUACD != null && VNC != null && rgb != null && HeadlessChromium.isInstalled(),
+                "FARMGATE_REAL_GUACD, FARMGATE_REAL_VNC, FARMGATE_REAL_VNC_RGB or Chromium missing");
+        String[] vnc = VNC.split(":");
+        try (TestNode node = node(Map.of()); HeadlessChromium chromium = new HeadlessChromium(1280, 800)) {
+            SessionInfo session = node.createSession(TestNode.ADMIN, "{\"session_type\":\"vnc\",\"hostname\":\""
+                    + vnc[0] + "\",\"port\":" + vnc[1] + ",\"password\":\"" + vnc[2] + "\"}");
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/#token=" + TestNode.ADMIN + "&connect="
+                    + session.sessionId());
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 20_000));
+            Thread.sleep(1500); // the first full frame
+            java.nio.file.Path shot = java.nio.file.Path.of("target", "screenshots", "client-real-vnc.png");
+            chromium.screenshot(shot);
+            java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(shot.toFile());
+            String[] center = chromium.evaluate("(() => { const r = document.getElementById('display')"
+                    + ".getBoundingClientRect(); return Math.round(r.left + r.width / 2) + ',' + Math.round(r.top"
+                    + " + r.height / 2); })()").split(",");
+            int seen = image.getRGB(Integer.parseInt(center[0]), Integer.parseInt(center[1])) & 0xffffff;
+            int wanted = Integer.parseInt(rgb, 16);
+            for (int shift : new int[] {16, 8, 0}) {
+                assertTrue(Math.abs(((seen >> shift) & 0xff) - ((wanted >> shift) & 0xff)) < 24,
+                        "the middle of the page's display is #" + Integer.toHexString(seen) + ", not the desktop's #"
+                                + rgb);
+            }
         }
     }
 
