@@ -81,15 +81,19 @@ final class KeycloakServer implements AutoCloseable {
         builder.environment().put("KC_BOOTSTRAP_ADMIN_USERNAME", "admin");
         builder.environment().put("KC_BOOTSTRAP_ADMIN_PASSWORD", "admin");
         this.process = builder.start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
-        while (!ready()) {
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                String tail = Files.readString(log);
-                close();
-                throw new IllegalStateException("Keycloak did not start: "
-                        + tail.substring(Math.max(0, tail.length() - 3000)));
-            }
-            Thread.sleep(500);
+        try {
+            org.awaitility.Awaitility.await("Keycloak answers").atMost(Duration.ofSeconds(240))
+                    .pollInterval(Duration.ofMillis(500)).until(() -> {
+                        if (!process.isAlive()) {
+                            throw new IllegalStateException("Keycloak exited with " + process.exitValue());
+                        }
+                        return ready();
+                    });
+        } catch (RuntimeException e) {
+            String tail = Files.readString(log);
+            close();
+            throw new IllegalStateException("Keycloak did not start: " + tail.substring(Math.max(0,
+                    tail.length() - 3000)), e);
         }
     }
 
