@@ -83,6 +83,66 @@ class SharingTest {
         }
     }
 
+    /**
+     * The read-only filter on a stream cut anywhere: the same watcher input, split at every point and at random into
+     * up to four messages, some cuts inside an element's length or value; guacd gets exactly its syncs and nops, in
+     * order, and nothing else, and every ping is echoed.
+     */
+    @Test
+    void theReadOnlyFilterHoldsWhereverTheStreamIsCut() throws Exception {
+        try (TestNode node = TestNode.start(STREAMING, Map.of())) {
+            SessionInfo session = node.sshSession();
+            try (WsClient owner = node.attach(session)) {
+                owner.awaitInstruction("sync");
+                String token = share(node, TestNode.ADMIN, session, "{}").get("share_token").asText();
+                try (WsClient watcher = attach(node, session, shareTicket(node, token, null).get("ticket")
+                        .asText())) {
+                    watcher.awaitInstruction("sync");
+                    SyntheticConnection watching = node.guacd.lastSession();
+                    java.util.Random random = new java.util.Random(7);
+                    List<String> expected = new java.util.ArrayList<>();
+                    int rounds = 0;
+                    for (int cut = 1; rounds < 160; cut++, rounds++) {
+                        String n = String.valueOf(100 + rounds);
+                        String stream = "3.key,5.65507,1.1;" + Instruction.of("sync", n).encode()
+                                + "5.mouse,2.10,2.20,1.1;0.,4.ping," + n.length() + "." + n + ";"
+                                + "9.clipboard,1.0,10.text/plain;3.nop;4.size,4.1920,4.1080;";
+                        List<String> parts = rounds < 80 ? split(stream, new int[] {cut % stream.length()})
+                                : split(stream, random.ints(random.nextInt(4), 1, stream.length()).sorted()
+                                        .distinct().toArray());
+                        parts.forEach(watcher::send);
+                        expected.add("sync " + n);
+                        expected.add("nop");
+                        assertEquals(Instruction.of("", "ping", n), watcher.awaitInstruction(""));
+                    }
+                    java.util.function.Supplier<List<String>> got = () -> watching.received().stream()
+                            .filter(i -> !i.opcode().equals("sync") || Integer.parseInt(i.arg(0)) >= 100)
+                            .map(i -> i.opcode().equals("sync") ? "sync " + i.arg(0) : i.opcode()).toList();
+                    try {
+                        TestNode.await(() -> got.get().size() >= expected.size(), "guacd did not get them all");
+                    } catch (org.awaitility.core.ConditionTimeoutException e) {
+                        // the comparison below says which
+                    }
+                    assertEquals(expected, got.get());
+                }
+            }
+            node.assertNothingLeaks();
+        }
+    }
+
+    private static List<String> split(String stream, int[] cuts) {
+        List<String> parts = new java.util.ArrayList<>();
+        int from = 0;
+        for (int cut : cuts) {
+            if (cut > from && cut < stream.length()) {
+                parts.add(stream.substring(from, cut));
+                from = cut;
+            }
+        }
+        parts.add(stream.substring(from));
+        return parts;
+    }
+
     @Test
     void aCollaborativeWatcherTypesIntoTheSession() throws Exception {
         try (TestNode node = TestNode.start(STREAMING, Map.of())) {
