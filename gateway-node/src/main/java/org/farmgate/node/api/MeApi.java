@@ -15,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import org.farmgate.error.ForbiddenException;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.Role;
+import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.Login;
@@ -123,6 +124,6 @@ public final class MeApi {
     }
 
     private <T> Future<T> future(CompletionStage<T> stage) {
-        return Future.fromCompletionStage(stage, vertx.getOrCreateContext());
+        return Stages.await(vertx, stage);
     }
 }

@@ -18,6 +18,7 @@ import org.farmgate.error.InvalidRequestException;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.model.Json;
 import org.farmgate.model.Role;
+import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenService;
@@ -91,7 +92,7 @@ public final class TokensApi {
     }
 
     private <T> Future<T> future(CompletionStage<T> stage) {
-        return Future.fromCompletionStage(stage, vertx.getOrCreateContext());
+        return Stages.await(vertx, stage);
     }
 
     /** Strict JSON into a record, with a 400 that names the offending field. */

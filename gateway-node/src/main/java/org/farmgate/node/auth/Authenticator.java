@@ -12,6 +12,7 @@ import java.util.Set;
 import org.farmgate.error.ForbiddenException;
 import org.farmgate.error.UnauthorizedException;
 import org.farmgate.model.Role;
+import org.farmgate.node.async.Stages;
 
 /**
  * Who is calling: an API token from {@code Authorization: Bearer} or {@code X-API-Key}, or a person's login cookie
@@ -107,7 +108,7 @@ public final class Authenticator {
     }
 
     private <T> Future<T> await(java.util.concurrent.CompletionStage<T> stage) {
-        return Future.fromCompletionStage(stage, vertx.getOrCreateContext());
+        return Stages.await(vertx, stage);
     }
 
     private static void admit(RoutingContext ctx, Identity identity, Role role) {

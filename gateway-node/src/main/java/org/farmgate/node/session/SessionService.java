@@ -1,7 +1,6 @@
 package org.farmgate.node.session;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.InetAddress;
@@ -26,6 +25,7 @@ import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
+import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.config.UserLimits;
 import org.farmgate.node.metrics.NodeMetrics;
@@ -433,15 +433,7 @@ public final class SessionService {
         return literal;
     }
 
-    /** A cluster call's stage as a Vert.x future, completed back on the caller's event loop, failures unwrapped. */
     private <T> Future<T> await(CompletionStage<T> stage) {
-        Context context = vertx.getOrCreateContext();
-        return Future.fromCompletionStage(stage, context).recover(error -> {
-            Throwable cause = error;
-            while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            return Future.failedFuture(cause);
-        });
+        return Stages.await(vertx, stage);
     }
 }

@@ -1,20 +1,19 @@
 package org.farmgate.node.share;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.error.SessionClosedException;
 import org.farmgate.error.TooManyException;
 import org.farmgate.error.UnauthorizedException;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.Secrets;
 import org.farmgate.node.auth.ShareCheck;
@@ -213,8 +212,6 @@ public final class ShareService implements ShareCheck {
     }
 
     private <T> Future<T> await(CompletionStage<T> stage) {
-        Context context = vertx.getOrCreateContext();
-        return Future.fromCompletionStage(stage, context).recover(error -> Future.failedFuture(
-                error instanceof CompletionException && error.getCause() != null ? error.getCause() : error));
+        return Stages.await(vertx, stage);
     }
 }

@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.model.Role;
+import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.LoginSessions;
 import org.farmgate.node.auth.Secrets;
@@ -261,7 +262,7 @@ public final class OidcSignIn {
     }
 
     private <T> Future<T> await(CompletionStage<T> stage) {
-        return Future.fromCompletionStage(stage, vertx.getOrCreateContext());
+        return Stages.await(vertx, stage);
     }
 
 }

@@ -1,15 +1,15 @@
 package org.farmgate.node.tunnel;
 
 import io.netty.handler.codec.CorruptedFrameException;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocket;
 import java.time.Duration;
-import io.vertx.core.Future;
 import org.farmgate.error.ForbiddenException;
 import org.farmgate.error.GatewayException;
-import org.farmgate.node.auth.ShareCheck;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.node.auth.Identity;
+import org.farmgate.node.auth.ShareCheck;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.guacd.GuacdException;
 import org.farmgate.node.metrics.NodeMetrics;

@@ -8,14 +8,15 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.util.ArrayList;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.error.ForbiddenException;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.ShareCheck;
@@ -223,7 +224,7 @@ public final class TunnelEndpoint {
     }
 
     private <T> Future<T> await(CompletionStage<T> stage) {
-        return Future.fromCompletionStage(stage, vertx.getOrCreateContext());
+        return Stages.await(vertx, stage);
     }
 
     public Future<Void> close() {
