@@ -1,15 +1,12 @@
 package org.farmgate.node.api;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.error.ForbiddenException;
@@ -29,8 +26,6 @@ import org.farmgate.node.http.Responses;
  * their role; and an admin's way to end a person's logins on every node.
  */
 public final class MeApi {
-
-    private static final List<String> TOKEN_FIELDS = List.of("name", "role", "expires_at");
 
     private final Vertx vertx;
     private final boolean signInEnabled;
@@ -69,6 +64,11 @@ public final class MeApi {
         Responses.json(ctx, 200, out);
     }
 
+    /** What a person asks for: a name, and optionally a role (at most theirs) and an expiry. */
+    record PersonalToken(@JsonProperty("name") String name, @JsonProperty("role") Role role,
+            @JsonProperty("expires_at") Instant expiresAt) {
+    }
+
     /**
      * A signed-in person's own token, for scripts: named after them, with their groups, and at most their role.
      */
@@ -78,44 +78,18 @@ public final class MeApi {
             throw new ForbiddenException("personal tokens are made by people signed in; an admin makes tokens "
                     + "for scripts at POST /api/tokens");
         }
-        ObjectNode body = JsonBody.object(ctx.body().asString());
-        JsonBody.onlyFields(body, TOKEN_FIELDS);
-        JsonNode name = body.get("name");
-        if (name == null || !name.isTextual()) {
+        PersonalToken asked = TokensApi.readBody(ctx.body().asString(), PersonalToken.class);
+        if (asked.name() == null) {
             throw new InvalidRequestException("field 'name' is required");
         }
-        Role role = who.role();
-        JsonNode asked = body.get("role");
-        if (asked != null && !asked.isNull()) {
-            try {
-                role = Role.parse(asked.asText());
-            } catch (IllegalArgumentException e) {
-                throw new InvalidRequestException("field 'role': " + e.getMessage());
-            }
-            if (!who.role().atLeast(role)) {
-                throw new ForbiddenException("a personal token has at most your own role (" + who.role().wireName()
-                        + ")");
-            }
+        Role role = asked.role() == null ? who.role() : asked.role();
+        if (!who.role().atLeast(role)) {
+            throw new ForbiddenException("a personal token has at most your own role (" + who.role().wireName()
+                    + ")");
         }
-        Instant expires = null;
-        JsonNode expiresAt = body.get("expires_at");
-        if (expiresAt != null && !expiresAt.isNull()) {
-            try {
-                expires = Instant.parse(expiresAt.asText());
-            } catch (DateTimeParseException e) {
-                throw new InvalidRequestException("field 'expires_at' must be a time such as 2027-01-31T12:00:00Z");
-            }
-        }
-        String full = who.name().replaceAll("[^A-Za-z0-9._@-]", "_") + "." + name.asText();
-        future(tokens.create(full, role, who.groups(), expires)).onFailure(ctx::fail).onSuccess(issued -> {
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("name", issued.record().name());
-            out.put("role", issued.record().role());
-            out.put("groups", issued.record().groups());
-            out.put("expires_at", issued.record().expiresAt());
-            out.put("token", issued.token());
-            Responses.json(ctx, 201, out);
-        });
+        String full = who.name().replaceAll("[^A-Za-z0-9._@-]", "_") + "." + asked.name();
+        future(tokens.create(full, role, who.groups(), asked.expiresAt())).onFailure(ctx::fail)
+                .onSuccess(issued -> Responses.json(ctx, 201, TokensApi.issued(issued)));
     }
 
     private void endLogins(RoutingContext ctx) {

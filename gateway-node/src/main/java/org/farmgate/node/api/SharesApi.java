@@ -10,10 +10,10 @@ import java.util.List;
 import java.util.Map;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.error.NotFoundException;
+import org.farmgate.model.Json;
 import org.farmgate.model.Role;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.http.Responses;
-import org.farmgate.node.share.Share;
 import org.farmgate.node.share.ShareService;
 
 /**
@@ -51,7 +51,7 @@ public final class SharesApi {
         }
         shares.create(Authenticator.identity(ctx), ctx.pathParam("id"), readOnly, Duration.ofSeconds(secs))
                 .onFailure(ctx::fail).onSuccess(issued -> {
-                    Map<String, Object> out = view(issued.share());
+                    ObjectNode out = Json.mapper().valueToTree(issued.share());
                     out.put("share_token", issued.token());
                     // A fragment: the browser never sends it to any server, so no log or proxy sees the link.
                     out.put("share_url", "/#share=" + issued.token());
@@ -61,7 +61,7 @@ public final class SharesApi {
 
     private void list(RoutingContext ctx) {
         shares.list(Authenticator.identity(ctx), ctx.pathParam("id")).onFailure(ctx::fail)
-                .onSuccess(list -> Responses.json(ctx, 200, list.stream().map(SharesApi::view).toList()));
+                .onSuccess(list -> Responses.json(ctx, 200, list));
     }
 
     private void revoke(RoutingContext ctx) {
@@ -121,16 +121,5 @@ public final class SharesApi {
                     + " printable characters");
         }
         return text;
-    }
-
-    private static Map<String, Object> view(Share share) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("share_id", share.shareId());
-        out.put("session_id", share.sessionId());
-        out.put("mode", share.mode());
-        out.put("created_by", share.createdBy());
-        out.put("created_at", share.createdAt());
-        out.put("expires_at", share.expiresAt());
-        return out;
     }
 }

@@ -13,11 +13,11 @@ import java.time.Instant;
  * @param csrf what every state-changing call made with the cookie must repeat in {@code X-CSRF-Token}: a page of
  *     this origin can read it from {@code /api/me}, another site cannot
  */
-public record Login(String key, Identity identity, String subject, Instant startedAt, Instant endsAt,
-        Instant renewedAt, String csrf) implements Serializable {
+public record Login(String key, Identity identity, Instant startedAt, Instant endsAt, Instant renewedAt,
+        String csrf) implements Serializable {
 
     Login renewed(Instant at) {
-        return new Login(key, identity, subject, startedAt, endsAt, at, csrf);
+        return new Login(key, identity, startedAt, endsAt, at, csrf);
     }
 
     @Override

@@ -36,11 +36,11 @@ public final class LoginSessions {
     }
 
     /** A new login; the returned secret goes into the cookie and nowhere else. */
-    public CompletionStage<String> start(Identity person, String subject) {
+    public CompletionStage<String> start(Identity person) {
         String secret = Secrets.newSecret(SECRET_PREFIX);
         Instant now = clock.instant();
         String key = Secrets.sha256Hex(secret);
-        Login login = new Login(key, person, subject, now, now.plus(absolute), now, Secrets.newSecret(""));
+        Login login = new Login(key, person, now, now.plus(absolute), now, Secrets.newSecret(""));
         return logins.set(key, login, ttl(login, now)).thenApply(ignored -> secret);
     }
 

@@ -23,9 +23,12 @@ public final class Secrets {
     }
 
     public static String sha256Hex(String secret) {
+        return HEX.formatHex(sha256(secret));
+    }
+
+    public static byte[] sha256(String text) {
         try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            return HEX.formatHex(digest.digest(secret.getBytes(StandardCharsets.UTF_8)));
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM has SHA-256", e);
         }

@@ -73,7 +73,8 @@ public final class LocalSession {
 
     /**
      * The handshake for this session: the creator's parameters, the checked address instead of the name, the
-     * node's own drive directory when the session asked for a drive, the display fixed at creation (the cost was charged for it), and the browser's own time zone and formats.
+     * node's own drive directory when the session asked for a drive, the display fixed at creation (the cost was
+     * charged for it), and the browser's own time zone and formats.
      */
     public HandshakeRequest handshakeRequest(ClientHints hints, String defaultTimezone) {
         Map<String, String> arguments = new HashMap<>(spec.parameters());

@@ -134,7 +134,7 @@ public final class SessionHost {
     public Watch beginWatch(String sessionId, Identity who) {
         LocalSession session = sessions.get(sessionId);
         Identity.ShareScope scope = who.share();
-        if (session == null || scope == null || !scope.sessionId().equals(sessionId)) {
+        if (session == null || scope == null || !mayAttach(who, session.info())) {
             throw new NotFoundException("no session " + sessionId);
         }
         synchronized (session) {
@@ -482,6 +482,11 @@ public final class SessionHost {
 
     public static boolean mayUse(Identity who, SessionInfo info) {
         return who.isAdmin() || who.id().equals(info.ownerId());
+    }
+
+    /** Whether {@code who} may attach a WebSocket to the session: as {@link #mayUse} says, or by one of its links. */
+    public static boolean mayAttach(Identity who, SessionInfo info) {
+        return who.share() != null ? who.share().sessionId().equals(info.sessionId()) : mayUse(who, info);
     }
 
     private void terminate(LocalSession session, GuacamoleStatus status, String reason) {

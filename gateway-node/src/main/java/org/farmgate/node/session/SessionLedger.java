@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The one place where a session ends. Whatever ends it (its tunnel closing, a failed handshake, the pending time
  * running out, a delete, the maximum duration, shutdown, or its node leaving the cluster), what the session held is
- * given back here and nowhere else: its drive directory, its final record (kept for the retention time, or removed at once after a
- * delete), its reservation on its node's registry entry, its place in its creator's quota, the count of ends by
- * status, and the one log line that says how it ended.
+ * given back here and nowhere else: its drive directory, its final record (kept for the retention time, or removed
+ * at once after a delete), its reservation on its node's registry entry, its place in its creator's quota, the count
+ * of ends by status, and the one log line that says how it ended.
  *
  * <p>Every method is asynchronous and does no I/O of its own on the caller's thread, so {@link SessionHost} may call
  * it under a session's lock, which keeps a session's record writes in order. Giving back twice is harmless to the

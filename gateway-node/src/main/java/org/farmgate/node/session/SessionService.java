@@ -282,16 +282,14 @@ public final class SessionService {
     private Future<SessionInfo> openHere(OpenRequest request) {
         try {
             recheck(request);
+            if (request.entry() == null) {
+                drives.check(request.spec(), nodeId); // an entry's spec is checked once read, below
+            }
         } catch (GatewayException refused) {
             return Future.failedFuture(refused);
         }
         if (request.entry() == null) {
             InetAddress target = literal(request.target());
-            try {
-                drives.check(request.spec(), nodeId);
-            } catch (GatewayException refused) {
-                return Future.failedFuture(refused);
-            }
             if (targets.firstOutside(request.spec().protocol(), List.of(target)) != null) {
                 return Future.failedFuture(new InvalidRequestException("field 'hostname': " + request.spec().hostname()
                         + " resolves to " + request.target() + ", outside the networks node " + nodeId

@@ -10,10 +10,12 @@ import java.time.Instant;
  * hash; the id is the hash's first 64 bits, so that a presented token finds its record in one read and an owner can
  * name a link (to revoke it) without holding it.
  *
+ * <p>As JSON (the API's view of a link) it has neither the hash nor its maker's id, and says {@code mode}.
+ *
  * @param createdById whom the link was made by (the session's owner, or an admin shadowing it)
  */
 public record Share(@JsonProperty("share_id") String shareId, @JsonProperty("session_id") String sessionId,
-        @JsonProperty("read_only") boolean readOnly, @JsonProperty("created_by") String createdBy,
+        @JsonIgnore boolean readOnly, @JsonProperty("created_by") String createdBy,
         @JsonIgnore String createdById, @JsonProperty("created_at") Instant createdAt,
         @JsonProperty("expires_at") Instant expiresAt, @JsonIgnore String tokenHash) implements Serializable {
 

@@ -16,8 +16,6 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
@@ -149,8 +147,9 @@ public final class OidcSignIn {
                         : error + ": " + Optional.ofNullable(ctx.request().getParam("error_description")).orElse(""));
                 return;
             }
-            provider().compose(auth -> auth.authenticate(new Oauth2Credentials().setFlow(OAuth2FlowType.AUTH_CODE).setCode(code)
-                            .setRedirectUri(settings.callbackUrl()).setCodeVerifier(flow.codeVerifier())))
+            provider().compose(auth -> auth.authenticate(new Oauth2Credentials().setFlow(OAuth2FlowType.AUTH_CODE)
+                            .setCode(code).setRedirectUri(settings.callbackUrl())
+                            .setCodeVerifier(flow.codeVerifier())))
                     .onFailure(failure -> {
                         LOG.info("a sign-in's code exchange failed: {}", failure.getMessage());
                         page(ctx, 401, "The identity provider did not confirm this sign-in",
@@ -181,7 +180,7 @@ public final class OidcSignIn {
         }
         Set<String> groups = roles.groupsOf(claims);
         Identity person = Identity.person(subject, name, claims.getString("email"), role.get(), groups);
-        await(logins.start(person, subject)).onFailure(ctx::fail).onSuccess(secret -> {
+        await(logins.start(person)).onFailure(ctx::fail).onSuccess(secret -> {
             LOG.info("{} signed in: subject={} email={} role={} groups={}", name, subject, person.email(),
                     role.get().wireName(), groups);
             ctx.response().addCookie(cookie(secret, settings.absolute()));
@@ -222,13 +221,9 @@ public final class OidcSignIn {
         return asked;
     }
 
+    /** PKCE's S256: the verifier's SHA-256 in base64url (the verifier is hex, so its UTF-8 is its ASCII). */
     private static String challenge(String verifier) {
-        try {
-            byte[] hash = MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII));
-            return Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM has SHA-256", e);
-        }
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(Secrets.sha256(verifier));
     }
 
     private static String encode(String value) {

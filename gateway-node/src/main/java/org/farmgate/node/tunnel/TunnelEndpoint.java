@@ -141,7 +141,7 @@ public final class TunnelEndpoint {
         }
         await(directory.find(sessionId)).onFailure(error -> LocalAttach.refuse(ws, GuacamoleStatus.SERVER_ERROR
                 .code(), "could not look the session up: " + error.getMessage())).onSuccess(info -> {
-                    if (info == null || !mayAttach(identity, info)) {
+                    if (info == null || !SessionHost.mayAttach(identity, info)) {
                         LocalAttach.refuse(ws, GuacamoleStatus.RESOURCE_NOT_FOUND.code(), "no session " + sessionId);
                     } else if (!info.status().isLive()) {
                         LocalAttach.refuse(ws, GuacamoleStatus.RESOURCE_CLOSED.code(), "session " + sessionId
@@ -152,12 +152,6 @@ public final class TunnelEndpoint {
                         relayTo(ws, info, identity, forwarded);
                     }
                 });
-    }
-
-    /** Its owner, an admin, or someone holding one of its share links. */
-    private static boolean mayAttach(Identity identity, SessionInfo info) {
-        return identity.share() != null ? identity.share().sessionId().equals(info.sessionId())
-                : SessionHost.mayUse(identity, info);
     }
 
     private void relayTo(ServerWebSocket ws, SessionInfo info, Identity identity, List<String[]> forwarded) {
