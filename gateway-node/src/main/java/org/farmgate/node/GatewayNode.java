@@ -11,6 +11,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.StaticHandler;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -377,7 +378,8 @@ public final class GatewayNode {
             server.listen().onSuccess(s -> {
                 port.set(s.actualPort());
                 started.complete();
-            }).onFailure(started::fail);
+            }).onFailure(e -> started.fail(new IOException("cannot listen on " + options.getHost() + ":"
+                    + options.getPort() + ": " + e.getMessage(), e)));
             return started.future();
         }
 

@@ -50,8 +50,8 @@ public final class Main {
             System.exit(1);
             return;
         }
-        LOG.info("node {} listening on {}:{}, guacd at {}:{}", config.nodeId(), config.httpHost(), node.httpPort(),
-                config.guacdHost(), config.guacdPort());
+        LOG.info("node {} listening on {}:{}, guacd at {}:{}, {}", config.nodeId(), config.httpHost(),
+                node.httpPort(), config.guacdHost(), config.guacdPort(), config.security());
 
         // SIGTERM drains: no new sessions here, running ones get the grace time, then the node leaves the cluster.
         CountDownLatch stopped = new CountDownLatch(1);

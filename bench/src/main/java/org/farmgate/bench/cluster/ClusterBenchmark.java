@@ -65,7 +65,8 @@ public final class ClusterBenchmark implements Callable<Integer> {
             description = "create, relay (one flooding session), relay-load (--clients realistic sessions)")
     private List<String> phases;
     @Option(names = "--security", defaultValue = "secure", split = ",", description = "secure (mutual TLS, sealed "
-            + "records), insecure (GW_CLUSTER_INSECURE), or both, measured one after the other in the same run")
+            + "records), secure-jdk (the same on the JDK's TLS engine), insecure (GW_CLUSTER_INSECURE), or several, "
+            + "measured one after the other in the same run")
     private List<String> security;
 
     public static void main(String[] args) {
@@ -114,13 +115,19 @@ public final class ClusterBenchmark implements Callable<Integer> {
         return 0;
     }
 
+    /** secure (the default TLS engine), secure-jdk (the JDK's), insecure: each measured as its own cluster. */
     private static Map<String, String> withSecurity(Map<String, String> env, String mode) {
-        if (!mode.equals("secure") && !mode.equals("insecure")) {
-            throw new CommandLine.ParameterException(new CommandLine(new ClusterBenchmark()),
-                    "--security takes secure and/or insecure, not '" + mode + "'");
-        }
         Map<String, String> out = new HashMap<>(env);
-        out.put("GW_CLUSTER_INSECURE", String.valueOf(mode.equals("insecure")));
+        switch (mode) {
+            case "secure" -> out.put("GW_CLUSTER_INSECURE", "false");
+            case "secure-jdk" -> {
+                out.put("GW_CLUSTER_INSECURE", "false");
+                out.put("GW_CLUSTER_TLS_ENGINE", "jdk");
+            }
+            case "insecure" -> out.put("GW_CLUSTER_INSECURE", "true");
+            default -> throw new CommandLine.ParameterException(new CommandLine(new ClusterBenchmark()),
+                    "--security takes secure, secure-jdk and/or insecure, not '" + mode + "'");
+        }
         return out;
     }
 

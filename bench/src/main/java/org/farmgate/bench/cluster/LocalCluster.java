@@ -109,6 +109,13 @@ public final class LocalCluster implements AutoCloseable {
         GatewayApi api = new GatewayApi(nodes.get(0).baseUrl(), TOKEN);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
+            for (int i = 0; i < nodes.size(); i++) {
+                if (!nodes.get(i).isAlive()) { // a port taken since it was picked, a bad setting: say so now
+                    List<String> log = Files.readAllLines(nodes.get(i).log());
+                    throw new IOException(nodeIds.get(i) + " exited while the cluster formed: "
+                            + String.join(" | ", log.subList(Math.max(0, log.size() - 5), log.size())));
+                }
+            }
             try {
                 if (api.get("/api/cluster").get("nodes").size() == count) {
                     return;

@@ -24,10 +24,11 @@ import java.util.List;
  * @param relayPort the port of the internal relay listener (mutual TLS), on the cluster address
  * @param eventBusPublicPort the event-bus port other nodes are told to use (behind a NAT or a proxy), 0: the port
  * @param relayPublicPort the relay port other nodes are told to use, 0: the port
+ * @param tlsEngine the TLS implementation of those channels
  */
 public record ClusterSecurity(Path keystore, String keystorePassword, Path truststore, String truststorePassword,
         List<byte[]> clusterKeys, boolean insecure, int eventBusPort, int relayPort, int eventBusPublicPort,
-        int relayPublicPort) {
+        int relayPublicPort, TlsEngine tlsEngine) {
 
     public ClusterSecurity {
         clusterKeys = List.copyOf(clusterKeys);
@@ -62,7 +63,7 @@ public record ClusterSecurity(Path keystore, String keystorePassword, Path trust
                         + "them, for a network where every host is trusted");
             }
             return new ClusterSecurity(null, null, null, null, List.of(), insecure, eventBusPort, relayPort,
-                    eventBusPublicPort, relayPublicPort);
+                    eventBusPublicPort, relayPublicPort, TlsEngine.JDK);
         }
         require(keystore, "GW_CLUSTER_KEYSTORE", dir);
         require(truststore, "GW_CLUSTER_TRUSTSTORE", dir);
@@ -72,7 +73,7 @@ public record ClusterSecurity(Path keystore, String keystorePassword, Path trust
                     + "GW_CLUSTER_SECRETS_DIR)");
         }
         return new ClusterSecurity(keystore, password, truststore, trustPassword, keys(keyFile), insecure,
-                eventBusPort, relayPort, eventBusPublicPort, relayPublicPort);
+                eventBusPort, relayPort, eventBusPublicPort, relayPublicPort, TlsEngine.from(source));
     }
 
     private static Path path(ConfigSource source, String key, Path fallback) {
@@ -138,20 +139,22 @@ public record ClusterSecurity(Path keystore, String keystorePassword, Path trust
      * client's certificate; a client side accepts the owner by its CA, whatever address it was reached on.
      */
     public <T extends TCPSSLOptions> T mutualTls(T options) {
-        options.setSsl(true)
+        options.setSsl(true).setSslEngineOptions(tlsEngine.options())
                 .setKeyCertOptions(new PfxOptions().setPath(keystore.toString()).setPassword(keystorePassword))
                 .setTrustOptions(new PfxOptions().setPath(truststore.toString()).setPassword(truststorePassword));
         return options;
     }
 
     /**
-     * Initialises Netty's JDK TLS contexts on the calling thread (the node's starting thread, never an event loop).
-     * The server context's class initialiser builds a throwaway PKCS#12 key store, PBKDF2 on cold code: 1.2 s of CPU
-     * measured here, which otherwise falls on the event loop that accepts the first connection from another node.
+     * Prepares the TLS engine on the calling thread (the node's starting thread, never an event loop): BoringSSL's
+     * native library loads, or Netty's JDK contexts initialise. The JDK server context's class initialiser builds a
+     * throwaway PKCS#12 key store, PBKDF2 on cold code: 1.2 s of CPU measured here, which otherwise falls on the
+     * event loop that accepts the first connection from another node.
      */
-    public static void initialiseTls() {
-        for (String name : List.of("io.netty.handler.ssl.JdkSslServerContext",
-                "io.netty.handler.ssl.JdkSslClientContext")) {
+    public void initialiseTls() {
+        List<String> classes = tlsEngine == TlsEngine.OPENSSL ? List.of("io.netty.handler.ssl.OpenSsl")
+                : List.of("io.netty.handler.ssl.JdkSslServerContext", "io.netty.handler.ssl.JdkSslClientContext");
+        for (String name : classes) {
             try {
                 Class.forName(name, true, ClusterSecurity.class.getClassLoader());
             } catch (ClassNotFoundException | LinkageError e) {
@@ -164,7 +167,8 @@ public record ClusterSecurity(Path keystore, String keystorePassword, Path trust
     @Override
     public String toString() {
         return secured() ? "ClusterSecurity[mutual TLS, keystore=" + keystore + ", truststore=" + truststore + ", "
-                + clusterKeys.size() + " cluster key(s), eventbus=" + eventBusPort + ", relay=" + relayPort + "]"
+                + clusterKeys.size() + " cluster key(s), eventbus=" + eventBusPort + ", relay=" + relayPort + ", "
+                + tlsEngine + "]"
                 : "ClusterSecurity[" + (insecure ? "INSECURE" : "none: running alone") + "]";
     }
 }

@@ -61,7 +61,8 @@ class CaRotationTest {
 
         ClusterSecurity security() throws Exception {
             return new ClusterSecurity(certificates.resolve("node-1.p12"), password(certificates),
-                    trust.resolve("truststore.p12"), password(trust), List.of(new byte[32]), false, 0, 0, 0, 0);
+                    trust.resolve("truststore.p12"), password(trust), List.of(new byte[32]), false, 0, 0, 0, 0,
+                    TlsEngine.JDK);
         }
 
         private static String password(Path keys) throws Exception {

@@ -38,14 +38,15 @@ public final class Seal {
             "org.farmgate.**;java.**;!*");
     private static volatile Seal installed;
 
-    private final List<SecretKeySpec> keys;
+    /** Initialised once per key and cloned per use: finding a provider and keying a Mac was most of a seal. */
+    private final List<Mac> keys;
     private final Map<String, Object> opened = new ConcurrentHashMap<>();
 
     public Seal(List<byte[]> keys) {
         if (keys.isEmpty()) {
             throw new IllegalArgumentException("a seal needs at least one key");
         }
-        this.keys = keys.stream().map(key -> new SecretKeySpec(key.clone(), ALGORITHM)).toList();
+        this.keys = keys.stream().map(Seal::keyed).toList();
     }
 
     /** Makes {@code seal} the one this JVM's members seal with. */
@@ -86,7 +87,7 @@ public final class Seal {
             return (V) known;
         }
         boolean valid = false;
-        for (SecretKeySpec candidate : keys) {
+        for (Mac candidate : keys) {
             valid |= MessageDigest.isEqual(mac(candidate, map, key, sealed.payload()), sealed.mac());
         }
         if (!valid) {
@@ -111,18 +112,28 @@ public final class Seal {
         return map + '\0' + key + '\0' + Base64.getEncoder().encodeToString(mac);
     }
 
-    private static byte[] mac(SecretKeySpec key, String map, String entryKey, byte[] payload) {
+    private static Mac keyed(byte[] key) {
         try {
             Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(key);
-            mac.update(map.getBytes(StandardCharsets.UTF_8));
-            mac.update((byte) 0);
-            mac.update(entryKey.getBytes(StandardCharsets.UTF_8));
-            mac.update((byte) 0);
-            return mac.doFinal(payload);
+            mac.init(new SecretKeySpec(key.clone(), ALGORITHM));
+            return mac;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HMAC-SHA256 is part of every JDK", e);
         }
+    }
+
+    private static byte[] mac(Mac keyed, String map, String entryKey, byte[] payload) {
+        Mac mac;
+        try {
+            mac = (Mac) keyed.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the JDK's HMAC-SHA256 clones", e);
+        }
+        mac.update(map.getBytes(StandardCharsets.UTF_8));
+        mac.update((byte) 0);
+        mac.update(entryKey.getBytes(StandardCharsets.UTF_8));
+        mac.update((byte) 0);
+        return mac.doFinal(payload);
     }
 
     private static byte[] serialize(Serializable value) {

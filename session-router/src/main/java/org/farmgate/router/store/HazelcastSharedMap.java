@@ -1,8 +1,8 @@
 package org.farmgate.router.store;
 
+import com.hazelcast.config.SerializerConfig;
 import com.hazelcast.core.EntryEvent;
 import com.hazelcast.map.EntryProcessor;
-import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryEvictedListener;
@@ -62,7 +62,7 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
 
     @Override
     public <R> CompletionStage<R> update(K key, Update<V, R> update) {
-        return call(() -> map.submitToKey(key, new Processor<>(update)));
+        return call(() -> map.submitToKey(key, new UpdateProcessor<>(update)));
     }
 
     @Override
@@ -97,6 +97,15 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
         return map;
     }
 
+    /** The stream forms of what these maps send between members; every member registers them. */
+    public static List<SerializerConfig> serializers() {
+        return List.of(
+                new SerializerConfig().setTypeClass(UpdateProcessor.class)
+                        .setImplementation(new UpdateProcessor.Serializer()),
+                new SerializerConfig().setTypeClass(UpdateProcessor.Replace.class)
+                        .setImplementation(new UpdateProcessor.ReplaceSerializer()));
+    }
+
     /** Any change of the one key it listens to. */
     private record Changed(CompletableFuture<Void> changed) implements EntryAddedListener<Object, Object>,
             EntryUpdatedListener<Object, Object>, EntryRemovedListener<Object, Object>,
@@ -125,23 +134,6 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
         @Override
         public void entryEvicted(EntryEvent<Object, Object> event) {
             changed.complete(null);
-        }
-    }
-
-    /** Runs an {@link Update} on the entry's owner. */
-    private record Processor<K, V, R>(Update<V, R> update) implements EntryProcessor<K, V, R> {
-
-        @Override
-        public R process(Map.Entry<K, V> entry) {
-            Update.Outcome<V, R> outcome = update.apply(entry.getValue());
-            if (outcome.write()) {
-                if (outcome.ttl() != null && outcome.value() != null && entry instanceof ExtendedMapEntry<K, V> timed) {
-                    timed.setValue(outcome.value(), outcome.ttl().toMillis(), TimeUnit.MILLISECONDS);
-                } else {
-                    entry.setValue(outcome.value());
-                }
-            }
-            return outcome.result();
         }
     }
 

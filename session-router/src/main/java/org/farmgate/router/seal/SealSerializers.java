@@ -1,0 +1,91 @@
+package org.farmgate.router.seal;
+
+import com.hazelcast.config.SerializerConfig;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.StreamSerializer;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Sealed records and signed updates in Hazelcast's stream form: two strings and two byte arrays, instead of Java
+ * serialization's class descriptors around the same bytes on every message, read and written on the partition
+ * threads. What arrives is only bytes until its seal is checked; a length beyond any record is refused before
+ * anything is allocated for it.
+ */
+public final class SealSerializers {
+
+    /** Larger than any address book a farm has; a frame claiming more is garbage or hostile. */
+    static final int LONGEST_PAYLOAD = 64 * 1024 * 1024;
+    private static final int MAC_LENGTH = 32;
+
+    private SealSerializers() {
+    }
+
+    public static List<SerializerConfig> serializers() {
+        return List.of(
+                new SerializerConfig().setTypeClass(Sealed.class).setImplementation(new SealedSerializer()),
+                new SerializerConfig().setTypeClass(SealedUpdate.class).setImplementation(new UpdateSerializer()));
+    }
+
+    static final class SealedSerializer implements StreamSerializer<Sealed> {
+
+        @Override
+        public int getTypeId() {
+            return 7001;
+        }
+
+        @Override
+        public void write(ObjectDataOutput out, Sealed sealed) throws IOException {
+            out.writeString(sealed.map());
+            out.writeString(sealed.key());
+            bytes(out, sealed.payload());
+            bytes(out, sealed.mac());
+        }
+
+        @Override
+        public Sealed read(ObjectDataInput in) throws IOException {
+            return new Sealed(in.readString(), in.readString(), bytes(in, LONGEST_PAYLOAD), bytes(in, MAC_LENGTH));
+        }
+    }
+
+    static final class UpdateSerializer implements StreamSerializer<SealedUpdate<?, ?>> {
+
+        @Override
+        public int getTypeId() {
+            return 7002;
+        }
+
+        @Override
+        public void write(ObjectDataOutput out, SealedUpdate<?, ?> update) throws IOException {
+            out.writeString(update.map());
+            out.writeString(update.key());
+            new SealedSerializer().write(out, update.signed());
+        }
+
+        @Override
+        public SealedUpdate<?, ?> read(ObjectDataInput in) throws IOException {
+            return new SealedUpdate<>(in.readString(), in.readString(), new SealedSerializer().read(in));
+        }
+    }
+
+    private static void bytes(ObjectDataOutput out, byte[] bytes) throws IOException {
+        out.writeInt(bytes == null ? -1 : bytes.length);
+        if (bytes != null) {
+            out.write(bytes);
+        }
+    }
+
+    private static byte[] bytes(ObjectDataInput in, int longest) throws IOException {
+        int length = in.readInt();
+        if (length == -1) {
+            return null;
+        }
+        if (length < 0 || length > longest) {
+            throw new IOException("a sealed record field of " + length + " bytes (at most " + longest + ")");
+        }
+        byte[] bytes = new byte[length];
+        in.readFully(bytes);
+        return bytes;
+    }
+}

@@ -1,0 +1,121 @@
+package org.farmgate.router.store;
+
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.map.ExtendedMapEntry;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.StreamSerializer;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs an {@link Update} on the member that owns the entry, once. The backup replica is not asked to decide again:
+ * it is handed what the owner decided ({@link Replace}), so that an update that reads the clock, or opens and
+ * seals a record, costs its work on one member and can never leave the backup with another value than the owner's.
+ * An update that wrote nothing sends no backup at all. Hazelcast asks for the backup processor after it ran this
+ * one, on the same instance (its EntryOperation's design: the backup may carry "input provided by the entry
+ * processor").
+ */
+final class UpdateProcessor<K, V, R> implements EntryProcessor<K, V, R> {
+
+    private final Update<V, R> update;
+    private transient Replace<K, V> decided;
+
+    UpdateProcessor(Update<V, R> update) {
+        this.update = update;
+    }
+
+    Update<V, R> update() {
+        return update;
+    }
+
+    @Override
+    public R process(Map.Entry<K, V> entry) {
+        Update.Outcome<V, R> outcome = update.apply(entry.getValue());
+        if (outcome.write()) {
+            decided = new Replace<>(outcome.value(), outcome.ttl());
+            decided.process(entry);
+        }
+        return outcome.result();
+    }
+
+    @Override
+    public EntryProcessor<K, V, R> getBackupProcessor() {
+        @SuppressWarnings("unchecked")
+        EntryProcessor<K, V, R> backup = (EntryProcessor<K, V, R>) decided;
+        return backup;
+    }
+
+    /** Stores a value the owner decided (null removes), with its time to live. */
+    record Replace<K, V>(V value, Duration ttl) implements EntryProcessor<K, V, Object> {
+
+        @Override
+        public Object process(Map.Entry<K, V> entry) {
+            if (ttl != null && value != null && entry instanceof ExtendedMapEntry<K, V> timed) {
+                timed.setValue(value, ttl.toMillis(), TimeUnit.MILLISECONDS);
+            } else {
+                entry.setValue(value);
+            }
+            return null;
+        }
+
+        @Override
+        public EntryProcessor<K, V, Object> getBackupProcessor() {
+            return this;
+        }
+    }
+
+    /**
+     * Hazelcast's own stream form instead of Java serialization: the update inside is written as Hazelcast writes
+     * any object (a sealed update by its own serializer), with no class descriptors per message.
+     */
+    static final class Serializer implements StreamSerializer<UpdateProcessor<?, ?, ?>> {
+
+        static final int TYPE_ID = 7101;
+
+        @Override
+        public int getTypeId() {
+            return TYPE_ID;
+        }
+
+        @Override
+        public void write(ObjectDataOutput out, UpdateProcessor<?, ?, ?> processor) throws IOException {
+            out.writeObject(processor.update);
+        }
+
+        @Override
+        public UpdateProcessor<?, ?, ?> read(ObjectDataInput in) throws IOException {
+            Object update = in.readObject();
+            if (!(update instanceof Update<?, ?> known)) {
+                throw new IOException("an entry update that is not an Update: "
+                        + (update == null ? "null" : update.getClass().getName()));
+            }
+            return new UpdateProcessor<>(known);
+        }
+    }
+
+    static final class ReplaceSerializer implements StreamSerializer<Replace<?, ?>> {
+
+        static final int TYPE_ID = 7102;
+
+        @Override
+        public int getTypeId() {
+            return TYPE_ID;
+        }
+
+        @Override
+        public void write(ObjectDataOutput out, Replace<?, ?> replace) throws IOException {
+            out.writeObject(replace.value());
+            out.writeLong(replace.ttl() == null ? -1 : replace.ttl().toMillis());
+        }
+
+        @Override
+        public Replace<?, ?> read(ObjectDataInput in) throws IOException {
+            Object value = in.readObject();
+            long ttl = in.readLong();
+            return new Replace<>(value, ttl < 0 ? null : Duration.ofMillis(ttl));
+        }
+    }
+}

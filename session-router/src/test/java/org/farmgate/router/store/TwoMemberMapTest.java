@@ -1,0 +1,140 @@
+package org.farmgate.router.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.internal.serialization.SerializationService;
+import com.hazelcast.nio.serialization.HazelcastSerializationException;
+import com.hazelcast.spi.impl.SerializationServiceSupport;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.farmgate.router.seal.Seal;
+import org.farmgate.router.seal.SealSerializers;
+import org.farmgate.router.seal.Sealed;
+import org.farmgate.router.seal.SealedMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two real members: an update decided on the entry's owner is what its backup holds (the backup never decides
+ * again), sealed maps work across members, and what travels between them is in the registered stream forms.
+ */
+class TwoMemberMapTest {
+
+    private static final byte[] KEY = "a-cluster-key-of-thirty-two-byte".getBytes();
+    private static HazelcastInstance first;
+    private static HazelcastInstance second;
+    private static ExecutorService blocking;
+
+    @BeforeAll
+    static void start() {
+        Seal.install(new Seal(List.of(KEY)));
+        first = Hazelcast.newHazelcastInstance(config());
+        second = Hazelcast.newHazelcastInstance(config());
+        blocking = Executors.newFixedThreadPool(2);
+        Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> first.getCluster().getMembers().size() == 2);
+        first.getMap("farmgate.warm").put("partitions", "assigned"); // partitions are assigned on first use
+        Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> first.getPartitionService().isClusterSafe());
+    }
+
+    private static Config config() {
+        Config config = new Config().setClusterName("farmgate-two-members-" + ProcessHandle.current().pid());
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.getNetworkConfig().setPort(5960).setPortAutoIncrement(true);
+        config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+        config.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
+        config.getNetworkConfig().getJoin().getAutoDetectionConfig().setEnabled(false);
+        config.getNetworkConfig().getJoin().getTcpIpConfig().setEnabled(true).addMember("127.0.0.1:5960")
+                .addMember("127.0.0.1:5961");
+        HazelcastSharedMap.serializers().forEach(config.getSerializationConfig()::addSerializerConfig);
+        SealSerializers.serializers().forEach(config.getSerializationConfig()::addSerializerConfig);
+        return config;
+    }
+
+    @AfterAll
+    static void stop() {
+        first.shutdown();
+        if (second.getLifecycleService().isRunning()) {
+            second.shutdown();
+        }
+        blocking.shutdown();
+    }
+
+    /** A different value on every run: run twice, on the owner and on its backup, it would differ. */
+    private record Stamp() implements Update<String, String> {
+        @Override
+        public Outcome<String, String> apply(String current) {
+            String stamp = UUID.randomUUID().toString();
+            return Outcome.store(stamp, stamp);
+        }
+    }
+
+    private record Keep() implements Update<String, String> {
+        @Override
+        public Outcome<String, String> apply(String current) {
+            return Outcome.keep(current);
+        }
+    }
+
+    @Test
+    void theBackupHoldsWhatTheOwnerDecidedAndASealedMapWorksAcrossMembers() {
+        SharedMap<String, String> plain = new HazelcastSharedMap<>(first.getMap("farmgate.plain"), blocking);
+        SharedMap<String, String> sealed = new SealedMap<>("farmgate.sealed",
+                new HazelcastSharedMap<>(first.<String, Object>getMap("farmgate.sealed"), blocking),
+                new Seal(List.of(KEY)), map -> { });
+        String plainKey = ownedBy(second, "plain");
+        String sealedKey = ownedBy(second, "sealed");
+        String plainStamp = plain.update(plainKey, new Stamp()).toCompletableFuture().join();
+        String sealedStamp = sealed.update(sealedKey, new Stamp()).toCompletableFuture().join();
+        assertEquals(plainStamp, plain.update(plainKey, new Keep()).toCompletableFuture().join());
+        assertEquals(sealedStamp, sealed.get(sealedKey).toCompletableFuture().join());
+
+        second.getLifecycleService().terminate(); // the owner dies: the first member's backups take over
+        Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> first.getCluster().getMembers().size() == 1);
+        assertEquals(plainStamp, plain.get(plainKey).toCompletableFuture().join());
+        assertEquals(sealedStamp, sealed.get(sealedKey).toCompletableFuture().join());
+    }
+
+    @Test
+    void updatesAndSealedRecordsTravelInTheirStreamForms() {
+        SerializationService serialization = ((SerializationServiceSupport) first).getSerializationService();
+        Data update = serialization.toData(new UpdateProcessor<>(new Keep()));
+        assertEquals(7101, update.getType());
+        assertEquals(Keep.class, ((UpdateProcessor<?, ?, ?>) serialization.toObject(update)).update().getClass());
+        Data replace = serialization.toData(new UpdateProcessor.Replace<>("v", null));
+        assertEquals(7102, replace.getType());
+        assertEquals(new UpdateProcessor.Replace<>("v", null), serialization.toObject(replace));
+
+        Sealed record = new Seal(List.of(KEY)).seal("farmgate.sealed", "k", "v");
+        Data data = serialization.toData(record);
+        assertEquals(7001, data.getType());
+        Sealed back = serialization.toObject(data);
+        assertEquals(List.of("farmgate.sealed", "k"), List.of(back.map(), back.key()));
+        assertArrayEquals(record.payload(), back.payload());
+        assertArrayEquals(record.mac(), back.mac());
+        assertNull(((Sealed) serialization.toObject(serialization.toData(new Sealed("m", "k", null, null)))).mac());
+        Data tooLong = serialization.toData(new Sealed("m", "k", new byte[1], new byte[33]));
+        assertThrows(HazelcastSerializationException.class, () -> serialization.toObject(tooLong),
+                "a proof longer than an HMAC-SHA256 is refused before it is read");
+    }
+
+    private static String ownedBy(HazelcastInstance owner, String prefix) {
+        for (int i = 0; ; i++) {
+            String key = prefix + "-" + i;
+            if (owner.getPartitionService().getPartition(key).getOwner().localMember()) {
+                return key;
+            }
+        }
+    }
+}
