@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,6 +25,7 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.model.Watcher;
+import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.slf4j.Logger;
@@ -363,13 +365,14 @@ public final class SessionHost {
     /**
      * Deletes a session: its tunnel and guacd connection really end, and its record goes at once.
      *
-     * @return false when there is no such session for this caller
+     * @return false when there is no such session for this caller; true once its record left the directory
      */
-    public boolean delete(String sessionId, Identity who) {
+    public Future<Boolean> delete(String sessionId, Identity who) {
         LocalSession session = sessions.get(sessionId);
         if (session == null || !mayUse(who, session.info())) {
-            return false;
+            return Future.succeededFuture(false);
         }
+        CompletionStage<Void> forgotten;
         SessionLink tunnel;
         SessionLink anchor;
         List<SessionLink> watchers;
@@ -386,7 +389,7 @@ public final class SessionHost {
             cancelTimer(session.pendingTimer);
             cancelTimer(session.durationTimer);
             sessions.remove(session.id(), session);
-            ledger.deleted(session.info, wasLive, who.name());
+            forgotten = ledger.deleted(session.info, wasLive, who.name());
         }
         if (tunnel != null) {
             tunnel.terminate(GuacamoleStatus.SESSION_CLOSED, "the session was deleted");
@@ -396,7 +399,8 @@ public final class SessionHost {
         }
         endWatchers(watchers, "the session was deleted");
         wakeIfIdle();
-        return true;
+        // Answered once the record is gone, so that whoever deleted reads 404 next, on any node.
+        return Stages.await(vertx, forgotten).otherwiseEmpty().map(true);
     }
 
     /** Active sessions by protocol, and what {@code model} charges for them: the calibrator's input. */

@@ -101,15 +101,19 @@ public final class SessionLedger {
         }
     }
 
-    /** A session of this node was deleted: its record goes at once; what it held is given back if it still lived. */
-    public void deleted(SessionInfo info, boolean wasLive, String by) {
-        forget(info);
+    /**
+     * A session of this node was deleted: its record goes at once; what it held is given back if it still lived.
+     * Completes when the record is gone (or its removal failed, which is logged).
+     */
+    public CompletionStage<Void> deleted(SessionInfo info, boolean wasLive, String by) {
+        CompletionStage<Void> forgotten = forget(info);
         if (wasLive) {
             giveBack(info);
             drives.remove(info.sessionId());
             counter.ended(SessionStatus.COMPLETED);
         }
         LOG.info("session {} deleted: node={} by={}", info.sessionId(), nodeId, by);
+        return forgotten;
     }
 
     /**

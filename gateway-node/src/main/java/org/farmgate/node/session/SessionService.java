@@ -120,7 +120,7 @@ public final class SessionService {
     public void serve() {
         messenger.serve(nodeId, OPEN, OpenRequest.class, this::openForPeer);
         messenger.serve(nodeId, DELETE, DeleteRequest.class,
-                request -> Future.succeededFuture(host.delete(request.sessionId(), request.caller())));
+                request -> host.delete(request.sessionId(), request.caller()));
     }
 
     /**
@@ -375,7 +375,7 @@ public final class SessionService {
             }
             String owner = found.get().nodeId();
             if (owner.equals(nodeId)) {
-                return Future.succeededFuture(host.delete(sessionId, caller));
+                return host.delete(sessionId, caller);
             }
             if (!found.get().status().isLive()) {
                 return await(ledger.forget(found.get())).map(true);

@@ -95,7 +95,7 @@ class PeerRequestRecheckTest {
                 .await(10, TimeUnit.SECONDS);
         assertEquals("node-2", info.nodeId());
         assertTrue(cluster.node(2).node.sessions().delete(info.sessionId(), new Identity("tok_ok", "ok", Role.ADMIN,
-                Set.of())));
+                Set.of())).await(10, TimeUnit.SECONDS));
         Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> !quota.holds("tok_ok", request.sessionId())
                 .toCompletableFuture().get());
     }
