@@ -51,6 +51,8 @@ public final class SealSerializers {
 
     static final class UpdateSerializer implements StreamSerializer<SealedUpdate<?, ?>> {
 
+        private final SealedSerializer signed = new SealedSerializer();
+
         @Override
         public int getTypeId() {
             return 7002;
@@ -60,12 +62,12 @@ public final class SealSerializers {
         public void write(ObjectDataOutput out, SealedUpdate<?, ?> update) throws IOException {
             out.writeString(update.map());
             out.writeString(update.key());
-            new SealedSerializer().write(out, update.signed());
+            signed.write(out, update.signed());
         }
 
         @Override
         public SealedUpdate<?, ?> read(ObjectDataInput in) throws IOException {
-            return new SealedUpdate<>(in.readString(), in.readString(), new SealedSerializer().read(in));
+            return new SealedUpdate<>(in.readString(), in.readString(), signed.read(in));
         }
     }
 
