@@ -313,8 +313,11 @@ public final class GatewayNode {
      * ends the rest, leaves the registry, stops serving, and leaves the cluster so that partitions migrate.
      */
     public Future<Void> shutdown(Duration grace) {
-        // Not bound to an event loop: the last step stops them all, and the caller must still hear of the end.
+        // Not bound to an event loop: the last step stops them all, and the caller must still hear of the end. A
+        // runtime stopped meanwhile (a crash in a test, a member Hazelcast shut down) ends the steps still waiting on
+        // its timers, which will never fire: the stop is over then.
         Promise<Void> done = Promise.promise();
+        runtime.stopped().onComplete(ignored -> done.tryComplete());
         if (!grace.isZero()) {
             // Users hear it first: their page can tell them to save their work, and when it will end.
             String notice = Notices.shuttingDown(grace.toSeconds()).encode();
@@ -344,7 +347,13 @@ public final class GatewayNode {
                     if (addressBook != null) {
                         addressBook.close();
                     }
-                    runtime.close().onComplete(done);
+                    runtime.close().onComplete(closed -> {
+                        if (closed.succeeded()) {
+                            done.tryComplete();
+                        } else {
+                            done.tryFail(closed.cause());
+                        }
+                    });
                 });
         return done.future();
     }

@@ -7,6 +7,7 @@ import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,7 +22,10 @@ import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /**
@@ -54,8 +58,15 @@ public final class IdleSessionsBenchmark implements Callable<Integer> {
         System.exit(new CommandLine(new IdleSessionsBenchmark()).execute(args));
     }
 
+    @Spec
+    private CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        if (counts.isEmpty() || counts.stream().anyMatch(count -> count < 0)) {
+            throw new ParameterException(spec.commandLine(), "--counts takes session counts of 0 or more, got "
+                    + counts);
+        }
         try {
             run(NodeProcess.Launch.jarOrOwnClassPath(nodeJar));
         } finally {
@@ -74,6 +85,7 @@ public final class IdleSessionsBenchmark implements Callable<Integer> {
                 "GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000", "GW_MAX_MEMORY_MB_PER_USER", "10000000",
                 "GW_SESSION_RETENTION_SECS", "0"),
                 List.of("-Xmx1g", "-XX:NativeMemoryTracking=summary"), log)) {
+            node.awaitReady(Duration.ofSeconds(60)); // health answers before the node can place a session
             keepAlive();
             open(node, 20); // warm-up: classes loaded, pools and JIT settled
             closeAll();
@@ -123,6 +135,9 @@ public final class IdleSessionsBenchmark implements Callable<Integer> {
     }
 
     private void open(NodeProcess node, int count) throws Exception {
+        if (count == 0) {
+            return; // the reading with none: the same node measured again after the sessions before it ended
+        }
         GatewayApi api = new GatewayApi(node.baseUrl(), TOKEN);
         WebSocketClient client = clientSide.createWebSocketClient(new WebSocketClientOptions().setMaxConnections(count));
         CountDownLatch firstScreens = new CountDownLatch(count);

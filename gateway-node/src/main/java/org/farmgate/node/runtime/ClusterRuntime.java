@@ -11,6 +11,7 @@ import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.NearCacheConfig;
 import com.hazelcast.config.ServerSocketEndpointConfig;
 import com.hazelcast.config.SplitBrainProtectionConfig;
+import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.spi.merge.DiscardMergePolicy;
 import io.vertx.core.Future;
@@ -26,8 +27,10 @@ import java.io.IOException;
 import java.io.Serializable;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.addressbook.AddressBook;
@@ -60,6 +63,19 @@ import org.slf4j.LoggerFactory;
  * DNS discovery, multicast off, failure detection in seconds, split-brain protection on the maps that must not
  * fork), or, for a node configured to run alone, a plain Vert.x with local maps. Everything above this class sees
  * only {@link SharedMap}s and a {@link Membership}.
+ *
+ * <p><b>Who stops the member, and why not Vert.x.</b> This class creates the Hazelcast member and hands it to
+ * Vert.x's cluster manager, rather than letting the manager create it, so that the manager never shuts it down.
+ * {@code HazelcastClusterManager.leave} holds the manager's monitor while it shuts down a member it owns, which takes
+ * Hazelcast's lifecycle lock; Hazelcast holds that lock while it tells its lifecycle listeners (the manager among
+ * them, whose {@code stateChanged} takes the monitor) that it merges after a split, shuts down or terminates. A
+ * SIGTERM's leave meeting a split's merge, or a crash's terminate meeting a leave, then waited on each other forever
+ * (seen in the suite). Here the leave only unregisters, and the member is shut down afterwards from a thread that
+ * holds no lock of Vert.x's: the two locks are only ever taken in Hazelcast's order, lifecycle lock first.
+ * {@code ShutdownLockOrderTest} replays the merge against a leave.
+ *
+ * <p>A stop happens once: {@link #close()} and {@link #terminateAbruptly()} called again, or one after the other,
+ * join the stop under way (a crash still drops the member at once, whatever else is stopping).
  */
 public final class ClusterRuntime {
 
@@ -78,6 +94,8 @@ public final class ClusterRuntime {
     public static final String ADDRESSBOOK = "farmgate.addressbook";
     public static final String ADDRESSBOOK_LEASE = "farmgate.addressbook-lease";
     private static final String QUORUM = "farmgate-quorum";
+    /** The member attribute vertx-hazelcast names a Vert.x node by ({@code HazelcastClusterManager.NODE_ID_ATTRIBUTE}). */
+    static final String VERTX_NODE_ID = "__vertx.nodeId";
 
     private final Vertx vertx;
     private final HazelcastInstance hazelcast;
@@ -95,6 +113,8 @@ public final class ClusterRuntime {
     private final SharedMap<String, SessionQuota.Places> userSessions;
     private final SharedMap<String, AddressBook> addressBooks;
     private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
+    private final AtomicReference<Future<Void>> stopping = new AtomicReference<>();
+    private final Promise<Void> stopped = Promise.promise();
 
     private ClusterRuntime(Vertx vertx, HazelcastInstance hazelcast, Seal seal,
             SealedMap.RejectionCounter rejections) {
@@ -156,7 +176,6 @@ public final class ClusterRuntime {
             return Future.succeededFuture(new ClusterRuntime(Vertx.builder().with(options).withMetrics(metricsFactory)
                     .build(), null, null, null));
         }
-        HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(cluster));
         EventBusOptions eventBus = options.getEventBusOptions();
         if (cluster.host() != null) {
             eventBus.setHost(cluster.host());
@@ -182,12 +201,46 @@ public final class ClusterRuntime {
         if (cluster.advertiseHost() != null) {
             eventBus.setClusterPublicHost(cluster.advertiseHost());
         }
-        return Vertx.builder().with(options).withMetrics(metricsFactory).withClusterManager(manager).buildClustered()
-                .map(vertx -> new ClusterRuntime(vertx, manager.getHazelcastInstance(), seal, metrics::rejectedRecord))
+        Config hazelcastConfig = hazelcastConfig(cluster);
+        // What Vert.x's manager reads to know the member as a Vert.x node when it is handed one (its documented way
+        // of running on a Hazelcast instance of the application's own).
+        hazelcastConfig.getMemberAttributeConfig().setAttribute(VERTX_NODE_ID, UUID.randomUUID().toString());
+        return offTheLoops("farmgate-join", () -> Hazelcast.newHazelcastInstance(hazelcastConfig))
+                .compose(member -> {
+                    if (cluster.host() == null) {
+                        // The address the manager would have given the event bus for a member of its own.
+                        eventBus.setHost(member.getCluster().getLocalMember().getAddress().getHost());
+                    }
+                    return Vertx.builder().with(options).withMetrics(metricsFactory)
+                            .withClusterManager(new HazelcastClusterManager(member)).buildClustered()
+                            .map(vertx -> new ClusterRuntime(vertx, member, seal, metrics::rejectedRecord))
+                            .recover(e -> offTheLoops("farmgate-leave", () -> {
+                                member.getLifecycleService().terminate(); // ours to stop, Vert.x did not start
+                                return null;
+                            }).transform(ignored -> Future.<ClusterRuntime>failedFuture(e)));
+                })
                 .recover(e -> Future.failedFuture(new IOException("cannot join the cluster (member port "
                         + cluster.port() + ", event bus port " + security.eventBusPort() + " on "
                         + (cluster.host() == null ? "Hazelcast's pick of address" : cluster.host()) + "): "
                         + e.getMessage(), e)));
+    }
+
+    /**
+     * Runs {@code work}, which blocks, on a thread of its own: the caller may be anywhere, an event loop included,
+     * and the answer is bound to no event loop (a failed start closes Vert.x, whose loops would never deliver it).
+     */
+    private static <T> Future<T> offTheLoops(String name, Callable<T> work) {
+        Promise<T> done = Promise.promise();
+        Thread thread = new Thread(() -> {
+            try {
+                done.complete(work.call());
+            } catch (Throwable e) {
+                done.fail(e);
+            }
+        }, name);
+        thread.setDaemon(true);
+        thread.start();
+        return done.future();
     }
 
     static Config hazelcastConfig(ClusterSettings cluster) {
@@ -356,7 +409,8 @@ public final class ClusterRuntime {
 
     /**
      * Drops out of the cluster at once, as a crashed host would: no migration, no goodbye. For fault-injection
-     * (tests and the bench's fault tools); a node stops with {@link #close()}.
+     * (tests and the bench's fault tools); a node stops with {@link #close()}. Blocks the caller while Hazelcast
+     * terminates: not for an event loop.
      */
     public Future<Void> terminateAbruptly() {
         if (hazelcast != null) {
@@ -366,20 +420,34 @@ public final class ClusterRuntime {
     }
 
     /**
-     * Leaves the cluster gracefully (partitions migrate to the others) and stops Vert.x. Closing is started from a
-     * thread of its own: a close called on one of this Vert.x's event loops would complete on that same loop, which
-     * the close stops, and nobody would hear of it.
+     * Stops Vert.x, then leaves the cluster gracefully (partitions migrate to the others), once however often it is
+     * called. Runs on a thread of its own: a close called on one of this Vert.x's event loops would complete on that
+     * same loop, which the close stops, and nobody would hear of it; and the member is shut down holding no lock of
+     * Vert.x's (see the class comment).
      */
     public Future<Void> close() {
         Promise<Void> closed = Promise.promise();
-        Thread closer = new Thread(() -> vertx.close().onComplete(result -> {
-            if (blocking != null) {
-                blocking.shutdownNow();
+        if (!stopping.compareAndSet(null, closed.future())) {
+            return stopping.get();
+        }
+        offTheLoops("farmgate-close", () -> {
+            try {
+                vertx.close().await();
+            } finally {
+                if (hazelcast != null) {
+                    hazelcast.getLifecycleService().shutdown(); // a no-op after a terminate
+                }
+                if (blocking != null) {
+                    blocking.shutdownNow();
+                }
             }
-            closed.handle(result);
-        }), "farmgate-close");
-        closer.setDaemon(true);
-        closer.start();
+            return null;
+        }).<Void>mapEmpty().onComplete(closed).onComplete(ignored -> stopped.tryComplete());
         return closed.future();
+    }
+
+    /** Completes once Vert.x and the member are stopped, by a close or a crash: nothing scheduled on them runs after. */
+    public Future<Void> stopped() {
+        return stopped.future();
     }
 }

@@ -126,6 +126,18 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     private void awaitHealthy(Duration timeout) throws InterruptedException, IOException {
+        awaitOk("/api/health", timeout, "healthy");
+    }
+
+    /**
+     * Waits until {@code /api/ready} answers 200: the node joined its cluster, published its registry entry and
+     * found its guacd, so that a session created now can be placed (health alone answers before that).
+     */
+    public void awaitReady(Duration timeout) throws InterruptedException, IOException {
+        awaitOk("/api/ready", timeout, "ready");
+    }
+
+    private void awaitOk(String path, Duration timeout, String what) throws InterruptedException, IOException {
         HttpClient http = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
@@ -133,7 +145,7 @@ public final class NodeProcess implements AutoCloseable {
                 throw new IOException("the node exited with " + process.exitValue() + "; see " + log);
             }
             try {
-                HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create(baseUrl() + "/api/health"))
+                HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create(baseUrl() + path))
                         .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
                 if (response.statusCode() == 200) {
                     return;
@@ -143,7 +155,7 @@ public final class NodeProcess implements AutoCloseable {
             }
             Thread.sleep(100);
         }
-        throw new IOException("the node did not become healthy within " + timeout + "; see " + log);
+        throw new IOException("the node did not become " + what + " within " + timeout + "; see " + log);
     }
 
     /** SIGKILL: the process dies mid-flight, as on a host that loses power. */
