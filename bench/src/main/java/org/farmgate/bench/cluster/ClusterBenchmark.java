@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.farmgate.bench.Choices;
 import org.farmgate.bench.Stats;
 import org.farmgate.bench.node.CpuClock;
 import org.farmgate.model.Json;
@@ -30,7 +31,9 @@ import org.farmgate.testkit.client.StreamReader;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /**
@@ -73,8 +76,13 @@ public final class ClusterBenchmark implements Callable<Integer> {
         System.exit(new CommandLine(new ClusterBenchmark()).execute(args));
     }
 
+    @Spec
+    private CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        Choices.require(spec, "--phases", phases, List.of("create", "relay", "relay-load"));
+        Choices.require(spec, "--security", security, List.of("secure", "secure-jdk", "insecure"));
         NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(nodeJar);
         Map<String, String> env = Map.of("GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000",
                 "GW_MAX_MEMORY_MB_PER_USER", "10000000", "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB", "100000");
@@ -124,9 +132,7 @@ public final class ClusterBenchmark implements Callable<Integer> {
                 out.put("GW_CLUSTER_INSECURE", "false");
                 out.put("GW_CLUSTER_TLS_ENGINE", "jdk");
             }
-            case "insecure" -> out.put("GW_CLUSTER_INSECURE", "true");
-            default -> throw new CommandLine.ParameterException(new CommandLine(new ClusterBenchmark()),
-                    "--security takes secure, secure-jdk and/or insecure, not '" + mode + "'");
+            default -> out.put("GW_CLUSTER_INSECURE", "true"); // insecure: the modes were checked at the start
         }
         return out;
     }

@@ -1,14 +1,18 @@
 package org.farmgate.bench.cluster;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.farmgate.bench.Choices;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /**
@@ -38,8 +42,12 @@ public final class LocalClusterMain implements Callable<Integer> {
         System.exit(new CommandLine(new LocalClusterMain()).execute(args));
     }
 
+    @Spec
+    private CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        Choices.require(spec, "--haproxy", List.of(haproxy), List.of("none", "round-robin", "hint"));
         LocalCluster.Balancing balancing = LocalCluster.Balancing.valueOf(haproxy.toUpperCase(Locale.ROOT)
                 .replace('-', '_'));
         SyntheticGuacdOptions synthetic = new SyntheticGuacdOptions().stream(java.time.Duration.ofMillis(100), 4096)

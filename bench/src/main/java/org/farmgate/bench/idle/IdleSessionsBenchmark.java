@@ -36,7 +36,7 @@ import picocli.CommandLine;
  * tunnel every 500 ms and sends {@code nop} every 5 s (guacd drops a user silent for 15 s).
  *
  * <p>{@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.idle.IdleSessionsBenchmark
- * [--node-jar PATH] [--counts 1,100,1000]}
+ * [--node-jar PATH] [--counts 0,1,100,1000] [--warmup 20]}
  */
 @Command(name = "idle-sessions", mixinStandardHelpOptions = true, description = "What an idle session costs a node.")
 public final class IdleSessionsBenchmark implements Callable<Integer> {
@@ -48,10 +48,14 @@ public final class IdleSessionsBenchmark implements Callable<Integer> {
     private String nodeJar;
     @Option(names = "--counts", defaultValue = "1,100,1000", split = "\\s*,\\s*", description = "session counts")
     private List<Integer> counts;
+    @Option(names = "--warmup", defaultValue = "20", description = "sessions opened and closed before measuring")
+    private int warmup;
 
-    private final Vertx guacdSide = Vertx.vertx();
-    private final Vertx clientSide = Vertx.vertx();
+    /** Made by {@link #call()}: parsing the options starts no thread. */
+    private Vertx guacdSide;
+    private Vertx clientSide;
     private final List<WebSocket> sockets = new ArrayList<>();
+    private WebSocketClient client;
     private long tick;
 
     public static void main(String[] args) {
@@ -67,6 +71,11 @@ public final class IdleSessionsBenchmark implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--counts takes session counts of 0 or more, got "
                     + counts);
         }
+        if (warmup < 0) {
+            throw new ParameterException(spec.commandLine(), "--warmup takes 0 or more sessions, got " + warmup);
+        }
+        guacdSide = Vertx.vertx();
+        clientSide = Vertx.vertx();
         try {
             run(NodeProcess.Launch.jarOrOwnClassPath(nodeJar));
         } finally {
@@ -87,7 +96,7 @@ public final class IdleSessionsBenchmark implements Callable<Integer> {
                 List.of("-Xmx1g", "-XX:NativeMemoryTracking=summary"), log)) {
             node.awaitReady(Duration.ofSeconds(60)); // health answers before the node can place a session
             keepAlive();
-            open(node, 20); // warm-up: classes loaded, pools and JIT settled
+            open(node, warmup); // classes loaded, pools and JIT settled
             closeAll();
             Thread.sleep(2000);
             ProcessProbe.Reading base = ProcessProbe.read(node.pid());
@@ -139,7 +148,10 @@ public final class IdleSessionsBenchmark implements Callable<Integer> {
             return; // the reading with none: the same node measured again after the sessions before it ended
         }
         GatewayApi api = new GatewayApi(node.baseUrl(), TOKEN);
-        WebSocketClient client = clientSide.createWebSocketClient(new WebSocketClientOptions().setMaxConnections(count));
+        if (client == null) { // one client for the run, with room for its largest count
+            int most = Math.max(warmup, counts.stream().mapToInt(Integer::intValue).max().orElse(1));
+            client = clientSide.createWebSocketClient(new WebSocketClientOptions().setMaxConnections(most));
+        }
         CountDownLatch firstScreens = new CountDownLatch(count);
         for (int i = 0; i < count; i++) {
             GatewayApi.Attach attach = api.createSession(SESSION);

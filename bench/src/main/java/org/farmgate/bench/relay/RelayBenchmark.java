@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.apache.commons.csv.CSVPrinter;
+import org.farmgate.bench.Choices;
 import org.farmgate.bench.Csv;
 import org.farmgate.bench.Stats;
 import org.farmgate.bench.client.DirectGuacd;
@@ -27,7 +28,9 @@ import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /**
@@ -68,17 +71,26 @@ public final class RelayBenchmark implements Callable<Integer> {
     @Option(names = "--out-dir", defaultValue = "bench/target/results", description = "for the sweep's CSV and PNG")
     private Path outDir;
 
-    /** guacd's side and the client's side on separate event loops, as they would be in separate processes. */
-    private final Vertx vertx = Vertx.vertx();
-    private final Vertx clients = Vertx.vertx();
+    /**
+     * guacd's side and the client's side on separate event loops, as they would be in separate processes; made by
+     * {@link #call()}, so that parsing the options starts no thread.
+     */
+    private Vertx vertx;
+    private Vertx clients;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new RelayBenchmark()).execute(args));
     }
 
+    @Spec
+    private CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        Choices.require(spec, "--phases", phases, List.of("throughput", "latency", "concurrent", "sweep"));
         NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(nodeJar);
+        vertx = Vertx.vertx();
+        clients = Vertx.vertx();
         try {
             if (phases.contains("throughput")) {
                 throughput(jar);

@@ -65,7 +65,11 @@ class LoadClientTest {
         for (String metric : List.of("create_ms", "attach_ms", "first_frame_ms", "input_ms", "ping_ms")) {
             assertFalse(Double.isNaN(report.percentile(metric, 50)), metric + " was never measured");
         }
-        assertTrue(report.percentile("first_frame_ms", 50) >= report.percentile("attach_ms", 50) - 1e-9);
+        // Each session's first frame comes after its attach, often in the same read: equal within the histograms'
+        // three significant digits, whose buckets differ between two histograms of different ranges.
+        assertTrue(report.percentile("first_frame_ms", 50) >= report.percentile("attach_ms", 50) * 0.998,
+                () -> "first frame p50 " + report.percentile("first_frame_ms", 50) + " ms, attach p50 "
+                        + report.percentile("attach_ms", 50) + " ms");
         // Frames come every second; a key's echo comes at once, so most input round trips are far shorter.
         assertTrue(report.percentile("input_ms", 50) < 250, "input p50 " + report.percentile("input_ms", 50));
         report.writeCsv(dir.resolve("load.csv"));

@@ -94,7 +94,7 @@ public final class ClusterRuntime {
     public static final String ADDRESSBOOK = "farmgate.addressbook";
     public static final String ADDRESSBOOK_LEASE = "farmgate.addressbook-lease";
     private static final String QUORUM = "farmgate-quorum";
-    /** The member attribute vertx-hazelcast names a Vert.x node by ({@code HazelcastClusterManager.NODE_ID_ATTRIBUTE}). */
+    /** The member attribute vertx-hazelcast knows a Vert.x node by (its {@code NODE_ID_ATTRIBUTE}). */
     static final String VERTX_NODE_ID = "__vertx.nodeId";
 
     private final Vertx vertx;
@@ -446,7 +446,7 @@ public final class ClusterRuntime {
         return closed.future();
     }
 
-    /** Completes once Vert.x and the member are stopped, by a close or a crash: nothing scheduled on them runs after. */
+    /** Completes once Vert.x and the member are stopped, by a close or a crash: nothing scheduled on them runs. */
     public Future<Void> stopped() {
         return stopped.future();
     }

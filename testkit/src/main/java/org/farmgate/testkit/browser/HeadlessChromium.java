@@ -5,8 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
 import java.io.File;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,89 +26,49 @@ import org.farmgate.model.Json;
 import org.farmgate.testkit.process.NodeProcess;
 
 /**
- * Debian's Chromium, headless, driven over the DevTools protocol: navigate, evaluate JavaScript, take screenshots.
- * No browser is downloaded; tests that need it are skipped where {@code /usr/bin/chromium} is missing.
+ * A page in Debian's Chromium, headless, driven over the DevTools protocol: navigate, evaluate JavaScript, take
+ * screenshots. No browser is downloaded; tests that need it are skipped where {@code /usr/bin/chromium} is missing.
+ *
+ * <p>One browser serves a whole test JVM (started at the first page, ended with the JVM): starting one per test was
+ * most of the browser tests' time. Each page opens in a browser context of its own, as a private window does, so no
+ * cookie, storage or cache of one test is seen by another; closing the page disposes of its context.
  */
 public final class HeadlessChromium implements AutoCloseable {
 
     public static final String BINARY = "/usr/bin/chromium";
 
-    private final Process process;
-    private final Path profile;
-    private final Vertx vertx = Vertx.vertx();
-    private final WebSocket devtools;
-    private final AtomicInteger ids = new AtomicInteger();
-    private final Map<Integer, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
+    private static Browser browser;
+
+    private final Browser owner;
+    private final String context;
+    private final String target;
+    private final DevTools page;
 
     public static boolean isInstalled() {
         return new File(BINARY).canExecute();
     }
 
+    /** A new page, {@code width} by {@code height} CSS pixels, in a context of its own. */
     public HeadlessChromium(int width, int height) throws Exception {
-        profile = Files.createTempDirectory("farmgate-chromium");
-        int port = NodeProcess.freePort();
-        process = new ProcessBuilder(BINARY, "--headless=new", "--no-sandbox", "--disable-gpu",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--disable-quic", "--remote-allow-origins=*", "--remote-debugging-port=" + port,
-                "--user-data-dir=" + profile, "--window-size=" + width + "," + height, "about:blank")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        String pageUrl = null;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (pageUrl == null && System.nanoTime() < deadline) {
-            try {
-                JsonNode targets = Json.mapper().readTree(http.send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/json/list")).build(),
-                        HttpResponse.BodyHandlers.ofString()).body());
-                for (JsonNode target : targets) {
-                    if (target.get("type").asText().equals("page")) {
-                        pageUrl = target.get("webSocketDebuggerUrl").asText();
-                    }
-                }
-            } catch (Exception e) {
-                Thread.sleep(100);
-            }
-        }
-        if (pageUrl == null) {
-            close();
-            throw new IllegalStateException("chromium did not open its DevTools port");
-        }
-        URI uri = URI.create(pageUrl);
-        // screenshots come back as one large message
-        WebSocketClient client = vertx.createWebSocketClient(new io.vertx.core.http.WebSocketClientOptions()
-                .setMaxFrameSize(64 * 1024 * 1024).setMaxMessageSize(64 * 1024 * 1024));
-        devtools = client.connect(new WebSocketConnectOptions().setHost(uri.getHost()).setPort(uri.getPort())
-                .setURI(uri.getPath()).setTimeout(10_000)).await(10, TimeUnit.SECONDS);
-        devtools.textMessageHandler(text -> {
-            try {
-                JsonNode message = Json.mapper().readTree(text);
-                if (message.has("id")) {
-                    CompletableFuture<JsonNode> waiting = pending.remove(message.get("id").asInt());
-                    if (waiting != null) {
-                        waiting.complete(message);
-                    }
-                }
-            } catch (Exception e) {
-                // events we do not follow
-            }
-        });
+        owner = shared();
+        context = owner.call("Target.createBrowserContext", Map.of()).get("browserContextId").asText();
+        target = owner.call("Target.createTarget", Map.of("url", "about:blank", "browserContextId", context,
+                "width", width, "height", height, "newWindow", true)).get("targetId").asText();
+        page = DevTools.connect(owner.vertx, owner.port, "/devtools/page/" + target);
+        call("Emulation.setDeviceMetricsOverride", Map.of("width", width, "height", height, "deviceScaleFactor", 1,
+                "mobile", false));
         call("Page.enable", Map.of());
     }
 
-    public JsonNode call(String method, Map<String, Object> params) throws Exception {
-        int id = ids.incrementAndGet();
-        ObjectNode message = Json.mapper().createObjectNode();
-        message.put("id", id);
-        message.put("method", method);
-        message.set("params", Json.mapper().valueToTree(params));
-        CompletableFuture<JsonNode> answer = new CompletableFuture<>();
-        pending.put(id, answer);
-        devtools.writeTextMessage(message.toString());
-        JsonNode reply = answer.get(20, TimeUnit.SECONDS);
-        if (reply.has("error")) {
-            throw new IllegalStateException(method + ": " + reply.get("error"));
+    private static synchronized Browser shared() throws Exception {
+        if (browser == null || !browser.process.isAlive()) {
+            browser = Browser.start();
         }
-        return reply.get("result");
+        return browser;
+    }
+
+    public JsonNode call(String method, Map<String, Object> params) throws Exception {
+        return page.call(method, params);
     }
 
     public void navigate(String url) throws Exception {
@@ -136,13 +99,162 @@ public final class HeadlessChromium implements AutoCloseable {
         Files.write(file, Base64.getDecoder().decode(data));
     }
 
+    /**
+     * Closes the page with its context (its cookies and storage with it; its pages close without their beforeunload
+     * hooks); the browser stays for the next test.
+     */
     @Override
     public void close() throws Exception {
-        process.destroy();
-        process.waitFor(10, TimeUnit.SECONDS);
-        vertx.close().await(10, TimeUnit.SECONDS);
-        try (var files = Files.walk(profile)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        page.close();
+        if (owner.process.isAlive()) {
+            owner.call("Target.disposeBrowserContext", Map.of("browserContextId", context));
+        }
+    }
+
+    /**
+     * The browser process, its profile, and its browser-wide DevTools connection, opened again when Chromium has
+     * closed it (it did, between two tests, with the browser still running).
+     */
+    private static final class Browser {
+
+        private final Process process;
+        private final int port;
+        private final Vertx vertx;
+        private final String path;
+        private DevTools devtools;
+
+        private Browser(Process process, int port, Vertx vertx, String path) throws Exception {
+            this.process = process;
+            this.port = port;
+            this.vertx = vertx;
+            this.path = path;
+            this.devtools = DevTools.connect(vertx, port, path);
+        }
+
+        synchronized JsonNode call(String method, Map<String, Object> params) throws Exception {
+            if (!devtools.isOpen()) {
+                devtools = DevTools.connect(vertx, port, path);
+            }
+            return devtools.call(method, params);
+        }
+
+        static Browser start() throws Exception {
+            Path profile = Files.createTempDirectory("farmgate-chromium");
+            int port = NodeProcess.freePort();
+            Process process = new ProcessBuilder(BINARY, "--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--no-first-run", "--disable-quic", "--remote-allow-origins=*", "--remote-debugging-port=" + port,
+                    "--user-data-dir=" + profile, "about:blank")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Vertx vertx = Vertx.vertx();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(process, profile, vertx), "chromium-stop"));
+            String url = browserUrl(port);
+            if (url == null) {
+                stop(process, profile, vertx);
+                throw new IllegalStateException("chromium did not open its DevTools port");
+            }
+            return new Browser(process, port, vertx, URI.create(url).getPath());
+        }
+
+        private static String browserUrl(int port) throws InterruptedException {
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (System.nanoTime() < deadline) {
+                try {
+                    return Json.mapper().readTree(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                            + port + "/json/version")).build(), HttpResponse.BodyHandlers.ofString()).body())
+                            .get("webSocketDebuggerUrl").asText();
+                } catch (IOException | RuntimeException notYet) {
+                    Thread.sleep(100);
+                }
+            }
+            return null;
+        }
+
+        private static void stop(Process process, Path profile, Vertx vertx) {
+            process.destroy();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+                vertx.close().await(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                process.destroyForcibly();
+            }
+            try (var files = Files.walk(profile)) {
+                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            } catch (IOException e) {
+                // a temporary directory, gone with the machine's next clean-up
+            }
+        }
+    }
+
+    /** One DevTools WebSocket: commands by id, answers matched to them; events are not followed. */
+    private static final class DevTools {
+
+        private final WebSocket socket;
+        private final AtomicInteger ids = new AtomicInteger();
+        private final Map<Integer, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
+        private volatile String closed;
+
+        private DevTools(WebSocket socket) {
+            this.socket = socket;
+        }
+
+        static DevTools connect(Vertx vertx, int port, String path) throws Exception {
+            // screenshots come back as one large message
+            WebSocketClient client = vertx.createWebSocketClient(new WebSocketClientOptions()
+                    .setMaxFrameSize(64 * 1024 * 1024).setMaxMessageSize(64 * 1024 * 1024));
+            DevTools devtools = new DevTools(client.connect(new WebSocketConnectOptions().setHost("127.0.0.1")
+                    .setPort(port).setURI(path).setTimeout(10_000)).await(10, TimeUnit.SECONDS));
+            devtools.socket.textMessageHandler(devtools::answer);
+            devtools.socket.closeHandler(closed -> devtools.fail("chromium closed its DevTools connection " + path));
+            return devtools;
+        }
+
+        private void answer(String text) {
+            try {
+                JsonNode message = Json.mapper().readTree(text);
+                if (message.has("id")) {
+                    CompletableFuture<JsonNode> waiting = pending.remove(message.get("id").asInt());
+                    if (waiting != null) {
+                        waiting.complete(message);
+                    }
+                }
+            } catch (IOException e) {
+                // not an answer of ours
+            }
+        }
+
+        /** The connection ended: every command still waiting fails now rather than at its timeout. */
+        private void fail(String why) {
+            closed = why;
+            pending.values().forEach(waiting -> waiting.completeExceptionally(new IllegalStateException(why)));
+        }
+
+        boolean isOpen() {
+            return closed == null;
+        }
+
+        JsonNode call(String method, Map<String, Object> params) throws Exception {
+            if (closed != null) {
+                throw new IllegalStateException(method + ": " + closed);
+            }
+            int id = ids.incrementAndGet();
+            ObjectNode message = Json.mapper().createObjectNode();
+            message.put("id", id);
+            message.put("method", method);
+            message.set("params", Json.mapper().valueToTree(params));
+            CompletableFuture<JsonNode> answer = new CompletableFuture<>();
+            pending.put(id, answer);
+            socket.writeTextMessage(message.toString());
+            JsonNode reply = answer.get(20, TimeUnit.SECONDS);
+            if (reply.has("error")) {
+                throw new IllegalStateException(method + ": " + reply.get("error"));
+            }
+            return reply.get("result");
+        }
+
+        void close() {
+            socket.close();
         }
     }
 }

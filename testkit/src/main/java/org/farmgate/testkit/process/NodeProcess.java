@@ -64,7 +64,9 @@ public final class NodeProcess implements AutoCloseable {
     /**
      * Starts {@code java [jvmArgs] [the system property farmgate.bench.nodeJvmArgs] <launch>} with {@code env}
      * added to this process's environment, on a free HTTP port unless {@code env} names one, and waits until
-     * {@code /api/health} answers.
+     * {@code /api/health} answers. Unless {@code env} sets {@code GW_DRAIN_GRACE_SECS}, its SIGTERM does not wait
+     * for sessions to end: the test or tool that stops it holds them itself, and each stop of a node would wait
+     * {@link #close()}'s 30 s and then be killed.
      */
     public static NodeProcess start(Launch launch, Map<String, String> env, List<String> jvmArgs, Path log)
             throws IOException, InterruptedException {
@@ -95,6 +97,7 @@ public final class NodeProcess implements AutoCloseable {
         command.addAll(launch.arguments());
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().put("GW_DRAIN_GRACE_SECS", "0");
         builder.environment().putAll(env);
         builder.environment().put("GW_HTTP_PORT", String.valueOf(port));
         builder.environment().putIfAbsent("GW_HTTP_HOST", host);
