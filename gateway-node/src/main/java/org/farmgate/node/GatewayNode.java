@@ -1,6 +1,7 @@
 package org.farmgate.node;
 
 import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Handler;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -9,6 +10,7 @@ import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.StaticHandler;
 import java.io.IOException;
@@ -43,6 +45,7 @@ import org.farmgate.node.config.ConnectionSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.http.ConnectionGuard;
+import org.farmgate.node.http.OneBodyLength;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.peer.PeerChannels;
@@ -382,8 +385,17 @@ public final class GatewayNode {
         @Override
         public Future<?> start() {
             Promise<Void> started = Promise.promise();
-            server = vertx.createHttpServer(options).connectionHandler(guard::opened)
-                    .requestHandler(guard.requests(router));
+            Handler<HttpServerRequest> requests = guard.requests(router);
+            server = vertx.createHttpServer(options)
+                    .connectionHandler(connection -> {
+                        OneBodyLength.install(connection, options);
+                        guard.opened(connection);
+                    })
+                    .requestHandler(request -> {
+                        if (!OneBodyLength.refused(request)) {
+                            requests.handle(request);
+                        }
+                    });
             server.listen().onSuccess(s -> {
                 port.set(s.actualPort());
                 started.complete();

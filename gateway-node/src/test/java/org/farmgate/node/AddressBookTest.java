@@ -215,6 +215,25 @@ class AddressBookTest {
                 .statusCode());
     }
 
+    /** A display name that reads as another ("web", U+202E, "1-bd" shows as "webdb-1") is not what people are shown. */
+    @Test
+    void whatOthersAreShownHoldsNoDirectionOrFormatCharacters() throws Exception {
+        TestNode one = cluster.node(1);
+        for (String hidden : List.of("\\u202E", "\\u2066", "\\u200B", "\\u0007", "\\u2028")) {
+            HttpResponse<String> entry = one.request("POST", "/api/addressbook/folders/shared/ops/entries",
+                    TestNode.ADMIN, "{\"name\":\"shown\",\"type\":\"ssh\",\"hostname\":\"h\",\"display_name\":\"web"
+                            + hidden + "1-bd\"}");
+            assertEquals(400, entry.statusCode(), hidden + ": " + entry.body());
+            assertTrue(TestNode.json(entry).get("error").asText()
+                    .startsWith("field 'display_name' must not contain U+"), entry.body());
+            HttpResponse<String> folder = one.request("POST", "/api/addressbook/folders", TestNode.ADMIN,
+                    "{\"path\":\"shown\",\"description\":\"a" + hidden + "b\"}");
+            assertEquals(400, folder.statusCode(), hidden + ": " + folder.body());
+        }
+        String book = one.request("GET", "/api/addressbook", TestNode.ADMIN, null).body();
+        assertFalse(book.contains("\"name\":\"shown\""), "nothing was written: " + book);
+    }
+
     @Test
     void connectReadsTheCredentialsFromVaultOnTheNodeThatRunsTheSession() throws Exception {
         HttpResponse<String> created = cluster.node(1).request("POST",

@@ -1,12 +1,12 @@
 package org.farmgate.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
@@ -65,10 +65,18 @@ class DriveTest {
             assertEquals(400, refused.statusCode(), refused::body);
             assertTrue(TestNode.json(refused).get("error").asText().contains("field 'enable_drive'"),
                     refused::body);
+            for (String notAFlag : List.of("\"yes\"", "\"TRUE\"", "1", "\"\"")) {
+                HttpResponse<String> flag = node.request("POST", "/api/sessions", TestNode.ADMIN,
+                        "{\"session_type\":\"rdp\",\"hostname\":\"127.0.0.1\",\"enable_drive\":" + notAFlag + "}");
+                assertEquals(400, flag.statusCode(), flag::body);
+                assertEquals("field 'enable_drive' must be true or false", TestNode.json(flag).get("error").asText());
+            }
+            assertEquals(201, node.request("POST", "/api/sessions", TestNode.ADMIN,
+                    "{\"session_type\":\"rdp\",\"hostname\":\"127.0.0.1\",\"enable_drive\":false}").statusCode());
             HttpResponse<String> path = node.request("POST", "/api/sessions", TestNode.ADMIN,
                     "{\"session_type\":\"rdp\",\"hostname\":\"127.0.0.1\",\"drive_path\":\"/etc\"}");
             assertEquals(400, path.statusCode(), path::body);
-            assertFalse(node.node.sessions().live().iterator().hasNext());
+            assertEquals(1, node.node.sessions().live().size(), "only the session that asked for no drive");
         }
     }
 }

@@ -115,6 +115,29 @@ class OidcSignInTest {
                 null).statusCode());
     }
 
+    /**
+     * Login CSRF: an attacker signs in with their own account, stops before the callback, and gets the victim to open
+     * it. The victim's browser did not start that sign-in: refused, nobody signed in, and the sign-in is spent.
+     */
+    @Test
+    void aSignInCompletesOnlyInTheBrowserThatStartedIt() throws Exception {
+        Browser attacker = new Browser();
+        String authorize = attacker.authorizeUrl(node(1));
+        String binding = attacker.lastSetCookie("farmgate_signin=");
+        assertTrue(binding.contains("Path=/auth/callback") && binding.toLowerCase().contains("httponly")
+                && binding.contains("SameSite=Lax") && binding.contains("Max-Age=600"), binding);
+        String callback = attacker.completeAtProvider(authorize, "alice", "alice-pass");
+
+        Browser victim = new Browser();
+        HttpResponse<String> planted = victim.get(callback);
+        assertEquals(400, planted.statusCode(), planted::body);
+        assertTrue(planted.body().contains("started in another browser"), planted.body());
+        assertTrue(planted.headers().allValues("Set-Cookie").stream().noneMatch(c -> c.startsWith("farmgate_login=")),
+                "no login cookie");
+        assertEquals(401, victim.get(node(1) + "/api/me").statusCode());
+        assertEquals(400, attacker.get(callback).statusCode(), "the sign-in was spent by the refused callback");
+    }
+
     @Test
     void aPersonInNoMappedGroupIsRefusedWithAPageThatSaysWhy() throws Exception {
         Browser carol = new Browser();
@@ -297,9 +320,16 @@ class OidcSignInTest {
         private final HttpClient http = HttpClient.newBuilder().cookieHandler(new LoopbackIsSecure())
                 .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
 
+        /** The Set-Cookie headers of the last sign-in's start. */
+        private String lastStart;
+
         /** Starts at the node, signs in on the provider's login form; returns the callback URL it redirects to. */
         String signInAtProvider(String node, String user, String password) throws Exception {
-            String authorize = authorizeUrl(node);
+            return completeAtProvider(authorizeUrl(node), user, password);
+        }
+
+        /** Signs in on the provider's login form of a sign-in already started; returns the callback URL. */
+        String completeAtProvider(String authorize, String user, String password) throws Exception {
             HttpResponse<String> page = get(authorize);
             assertEquals(200, page.statusCode(), page::body);
             Matcher action = Pattern.compile("id=\"kc-form-login\"[^>]*action=\"([^\"]+)\"|action=\"([^\"]+)\"[^>]*"
@@ -320,7 +350,14 @@ class OidcSignInTest {
         String authorizeUrl(String node) throws Exception {
             HttpResponse<String> start = get(node + "/auth/login");
             assertEquals(302, start.statusCode(), start::body);
+            lastStart = String.join("\n", start.headers().allValues("Set-Cookie"));
             return start.headers().firstValue("Location").orElseThrow();
+        }
+
+        /** The cookie the last sign-in's start set, whose header begins with {@code prefix}. */
+        String lastSetCookie(String prefix) {
+            return lastStart.lines().filter(cookie -> cookie.startsWith(prefix)).findFirst().orElseThrow(
+                    () -> new AssertionError("no " + prefix + " cookie in " + lastStart));
         }
 
         HttpResponse<String> get(String url) throws Exception {

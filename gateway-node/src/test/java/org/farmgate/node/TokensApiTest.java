@@ -80,6 +80,19 @@ class TokensApiTest {
                 "{\"name\":\"x\",\"role\":\"viewer\",\"groups\":[\"\"]}"), "field 'groups' must be a list");
     }
 
+    /** Parsers differ on which of two equal keys wins: "role" twice must not be read as either. */
+    @Test
+    void aFieldGivenTwiceIsRefused() throws Exception {
+        assertError(node.request("POST", "/api/tokens", TestNode.ADMIN,
+                "{\"name\":\"twice\",\"role\":\"viewer\",\"role\":\"admin\"}"),
+                "field 'role' appears more than once");
+        assertEquals(404, node.request("DELETE", "/api/tokens/twice", TestNode.ADMIN, null).statusCode(),
+                "no token was made");
+        assertError(node.request("POST", "/api/sessions", TestNode.ADMIN,
+                "{\"hostname\":\"10.9.9.9\",\"username\":\"a\",\"hostname\":\"127.0.0.1\"}"),
+                "field 'hostname' appears more than once");
+    }
+
     @Test
     void onlyAdminsManageTokens() throws Exception {
         String power = node.createToken("power-1", "poweruser");

@@ -235,7 +235,11 @@ public final class AddressBookApi {
         if (inherit != null && !inherit.isBoolean()) {
             throw new InvalidRequestException("field 'inherit_from_parent' must be true or false");
         }
-        return new AddressBookSource.FolderSettings(text(body, "description", null), groups,
+        String description = text(body, "description", null);
+        if (description != null) {
+            ShownText.check("description", description);
+        }
+        return new AddressBookSource.FolderSettings(description, groups,
                 inherit != null && inherit.asBoolean());
     }
 
@@ -251,6 +255,9 @@ public final class AddressBookApi {
             }
             if (value.isContainerNode()) {
                 throw new InvalidRequestException("field '" + field.getKey() + "' must be a string, number or boolean");
+            }
+            if (EntryInfo.isPublic(key) && value.isTextual()) { // what everyone who may see the entry is shown
+                ShownText.check(field.getKey(), value.asText());
             }
             fields.put(key, value.isBoolean() ? (Object) value.asBoolean() : value.isIntegralNumber()
                     ? (Object) value.asLong() : value.asText());

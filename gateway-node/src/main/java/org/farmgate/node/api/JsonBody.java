@@ -5,11 +5,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Collection;
 import java.util.Iterator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.Json;
 
 /** The checks every JSON request body gets, each failing as a 400 that says what is wrong. */
 public final class JsonBody {
+
+    /** Jackson's words for a key twice in one object (StreamReadFeature.STRICT_DUPLICATE_DETECTION). */
+    private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '([^']*)'");
 
     private JsonBody() {
     }
@@ -19,12 +24,17 @@ public final class JsonBody {
         try {
             root = Json.mapper().readTree(body == null ? "" : body);
         } catch (JsonProcessingException e) {
-            throw new InvalidRequestException("request body is not valid JSON" + where(e) + ": " + what(e));
+            throw invalid(e);
         }
         if (!(root instanceof ObjectNode object)) {
             throw new InvalidRequestException("request body must be a JSON object");
         }
         return object;
+    }
+
+    /** A body JSON's parser refused, as the 400 that says where and what. */
+    public static InvalidRequestException invalid(JsonProcessingException e) {
+        return new InvalidRequestException("request body is not valid JSON" + where(e) + ": " + what(e));
     }
 
     private static String where(JsonProcessingException e) {
@@ -49,6 +59,10 @@ public final class JsonBody {
         }
         if (message.startsWith("Unrecognized token")) {
             return "a word that is not a JSON value";
+        }
+        Matcher duplicate = DUPLICATE.matcher(message);
+        if (duplicate.lookingAt()) {
+            return "field '" + duplicate.group(1) + "' appears more than once";
         }
         return message.contains("com.fasterxml") || message.contains("java.") ? "malformed" : message;
     }

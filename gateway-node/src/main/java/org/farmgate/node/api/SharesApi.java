@@ -115,11 +115,10 @@ public final class SharesApi {
             return "guest";
         }
         String text = name.isTextual() ? name.asText().strip() : null;
-        if (text == null || text.isEmpty() || text.codePointCount(0, text.length()) > MAX_NAME
-                || text.codePoints().anyMatch(Character::isISOControl)) {
+        if (text == null || text.isEmpty() || text.codePointCount(0, text.length()) > MAX_NAME) {
             throw new InvalidRequestException("field 'name' must be 1 to " + MAX_NAME
                     + " printable characters");
         }
-        return text;
+        return ShownText.check("name", text);
     }
 }

@@ -143,7 +143,7 @@ public final class TokensApi {
             throw new InvalidRequestException(field == null ? "request body must be a JSON object"
                     : "invalid value for field '" + field + "': " + detail);
         } catch (JsonProcessingException e) {
-            throw new InvalidRequestException("request body is not valid JSON: " + e.getOriginalMessage());
+            throw JsonBody.invalid(e);
         }
     }
 }

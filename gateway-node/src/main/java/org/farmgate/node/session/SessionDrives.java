@@ -35,11 +35,19 @@ public final class SessionDrives {
     }
 
     public static boolean wanted(SessionSpec spec) {
-        return "true".equalsIgnoreCase(spec.parameters().get(ARGUMENT));
+        return "true".equals(spec.parameters().get(ARGUMENT));
     }
 
-    /** Refuses a session that asks for a drive this node cannot give. */
+    /**
+     * Refuses a session whose flag is not a flag (guacd reads only "true" as true, so "yes" or "TRUE" would have been
+     * a drive the node made and guacd never mounted), and one that asks for a drive this node cannot give. Checked
+     * for the API's sessions, an address-book entry's and a peer's request alike.
+     */
     public void check(SessionSpec spec, String nodeId) {
+        String flag = spec.parameters().get(ARGUMENT);
+        if (flag != null && !flag.equals("true") && !flag.equals("false")) {
+            throw new InvalidRequestException("field 'enable_drive' must be true or false");
+        }
         if (wanted(spec) && !settings.enabled()) {
             throw new InvalidRequestException("field 'enable_drive': node " + nodeId + " has no drive root "
                     + "(GW_DRIVE_ROOT), so RDP sessions get no drive there");

@@ -50,6 +50,8 @@ public final class OidcSignIn {
 
     private static final Logger LOG = LoggerFactory.getLogger(OidcSignIn.class);
     public static final Duration PENDING_LIFETIME = Duration.ofMinutes(10);
+    /** The cookie that ties a pending sign-in to the browser that started it. */
+    static final String BROWSER_COOKIE = "farmgate_signin";
     private static final Duration KEY_REFRESH = Duration.ofMinutes(5);
 
     private final Vertx vertx;
@@ -111,16 +113,18 @@ public final class OidcSignIn {
         String state = Secrets.newSecret("");
         String verifier = Secrets.newSecret("");
         String nonce = Secrets.newSecret("");
+        String browser = Secrets.newSecret("");
         provider().compose(auth -> await(pending.set(Secrets.sha256Hex(state), new PendingLogin(verifier, nonce,
-                        returnTo, clock.instant()), PENDING_LIFETIME)).map(ignored -> auth.authorizeURL(
+                        returnTo, clock.instant(), Secrets.sha256Hex(browser)), PENDING_LIFETIME))
+                .map(ignored -> auth.authorizeURL(
                                 new OAuth2AuthorizationURL().setScopes(settings.scopes()).setState(state)
                                         // Vert.x 5.0.7 leaves redirectUri and codeChallenge out of the URL it
                                         // builds: they go as parameters of their own.
                                         .setAdditionalParameters(Map.of("nonce", nonce, "redirect_uri",
                                                 settings.callbackUrl(), "code_challenge", challenge(verifier),
                                                 "code_challenge_method", "S256")))))
-                .onSuccess(url -> ctx.response().setStatusCode(302).putHeader("Location", url)
-                        .putHeader("Cache-Control", "no-store").end())
+                .onSuccess(url -> ctx.response().addCookie(browserCookie(browser, PENDING_LIFETIME))
+                        .setStatusCode(302).putHeader("Location", url).putHeader("Cache-Control", "no-store").end())
                 .onFailure(error -> page(ctx, 503, "The identity provider cannot be reached",
                         "Signing in needs " + settings.issuer() + ", which did not answer: " + error.getMessage()
                                 + ". Try again in a moment."));
@@ -134,12 +138,24 @@ public final class OidcSignIn {
             page(ctx, 400, "This is not a sign-in", "The identity provider's answer had no state.");
             return;
         }
+        Cookie browser = ctx.request().getCookie(BROWSER_COOKIE);
+        ctx.response().addCookie(browserCookie("", Duration.ZERO)); // one answer per start, whatever it is
         // Taken at once, even when the provider reports an error: a state is good for one answer only.
         await(pending.remove(Secrets.sha256Hex(state))).onFailure(ctx::fail).onSuccess(flow -> {
             if (flow == null || Duration.between(flow.startedAt(), clock.instant()).compareTo(PENDING_LIFETIME) > 0) {
                 page(ctx, 400, "This sign-in has expired or was already used",
                         "Each sign-in can be completed once, within " + PENDING_LIFETIME.toMinutes()
                                 + " minutes. Sign in again.");
+                return;
+            }
+            if (browser == null || !Secrets.constantTimeEquals(flow.browserHash(),
+                    Secrets.sha256Hex(browser.getValue()))) {
+                // Login CSRF (RFC 9700, 4.7): someone else's sign-in, its callback opened in this browser, would
+                // sign this person into that account, and what they then type into sessions would be its owner's.
+                LOG.warn("a sign-in's callback came from another browser than the one that started it: refused");
+                page(ctx, 400, "This sign-in was started in another browser",
+                        "A sign-in completes only in the browser that started it. If you clicked a link to this "
+                                + "page, do not trust it; sign in again from the gateway's own page.");
                 return;
             }
             if (error != null || code == null) {
@@ -205,6 +221,15 @@ public final class OidcSignIn {
                     ctx.response().putHeader("Content-Type", "application/json").putHeader("Cache-Control",
                             "no-store").end(new JsonObject().put("logout_url", next).encode());
                 });
+    }
+
+    /**
+     * The value that ties a sign-in to the browser that started it, sent back to the callback only: Lax, since the
+     * provider's redirect to the callback is a top-level cross-site GET.
+     */
+    private Cookie browserCookie(String value, Duration maxAge) {
+        return Cookie.cookie(BROWSER_COOKIE, value).setPath(OidcSettings.CALLBACK_PATH).setHttpOnly(true)
+                .setSecure(settings.secureCookies()).setSameSite(CookieSameSite.LAX).setMaxAge(maxAge.toSeconds());
     }
 
     private Cookie cookie(String value, Duration maxAge) {

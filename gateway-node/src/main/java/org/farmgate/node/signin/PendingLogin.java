@@ -8,8 +8,10 @@ import java.time.Instant;
  * node it lands. Taken (removed) once, so a replayed callback finds nothing.
  *
  * @param returnTo where in the pages the person was going: a path of this site only
+ * @param browserHash the hash of the value the starting browser was given as a cookie: only that browser completes it
  */
-public record PendingLogin(String codeVerifier, String nonce, String returnTo, Instant startedAt) implements Serializable {
+public record PendingLogin(String codeVerifier, String nonce, String returnTo, Instant startedAt, String browserHash)
+        implements Serializable {
 
     @Override
     public String toString() {

@@ -77,7 +77,6 @@ public final class Tunnel implements SessionLink {
     private boolean clientSaidDisconnect;
     private final Detacher detacher;
     private final ClientInput input;
-    private long inputDropped;
     private final StallWatch clientStall;
     private final StallWatch guacdStall;
 
@@ -319,7 +318,7 @@ public final class Tunnel implements SessionLink {
                 clientSaidDisconnect |= scanner.completedOpcodeIs(DISCONNECT);
                 return;
             }
-            inputDropped++;
+            metrics.watcherInputDropped(1); // as it happens: a watcher's attempts show while it is still there
         }
         // Left out of what goes to guacd: the bytes before it go on, the next forwarded range starts after it.
         if (forwardFrom < 0) {
@@ -358,9 +357,6 @@ public final class Tunnel implements SessionLink {
         ended = true;
         clientStall.released();
         guacdStall.released();
-        if (inputDropped > 0) {
-            metrics.watcherInputDropped(inputDropped);
-        }
         if (!client.isClosed()) {
             if (status != 0 && sendErrorInstruction) {
                 client.writeTextMessage(Instruction.of("error", message, String.valueOf(status)).encode());
