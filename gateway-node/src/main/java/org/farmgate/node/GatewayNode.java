@@ -1,7 +1,6 @@
 package org.farmgate.node;
 
 import io.vertx.core.DeploymentOptions;
-import io.vertx.core.Handler;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -10,7 +9,6 @@ import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.StaticHandler;
 import java.io.IOException;
@@ -385,17 +383,12 @@ public final class GatewayNode {
         @Override
         public Future<?> start() {
             Promise<Void> started = Promise.promise();
-            Handler<HttpServerRequest> requests = guard.requests(router);
             server = vertx.createHttpServer(options)
                     .connectionHandler(connection -> {
                         OneBodyLength.install(connection, options);
                         guard.opened(connection);
                     })
-                    .requestHandler(request -> {
-                        if (!OneBodyLength.refused(request)) {
-                            requests.handle(request);
-                        }
-                    });
+                    .requestHandler(OneBodyLength.requests(guard.requests(router)));
             server.listen().onSuccess(s -> {
                 port.set(s.actualPort());
                 started.complete();

@@ -2,6 +2,7 @@ package org.farmgate.node.http;
 
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpMessage;
+import io.vertx.core.Handler;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerOptions;
@@ -40,18 +41,20 @@ public final class OneBodyLength {
         }
     }
 
-    /** Answers 400 and closes when the request names both lengths; true when it did. */
-    public static boolean refused(HttpServerRequest request) {
-        if (!request.headers().contains(HttpHeaders.CONTENT_LENGTH)
-                || !request.headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
-            return false;
-        }
-        request.response().setStatusCode(400).putHeader(HttpHeaders.CONNECTION, "close")
-                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                .end(new JsonObject().put("error", "a request must not have both Content-Length and "
-                        + "Transfer-Encoding").encode())
-                .onComplete(sent -> request.connection().close());
-        return true;
+    /** Wraps the listener's request handler: a request that names both lengths gets 400 and a close instead. */
+    public static Handler<HttpServerRequest> requests(Handler<HttpServerRequest> next) {
+        return request -> {
+            if (!request.headers().contains(HttpHeaders.CONTENT_LENGTH)
+                    || !request.headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
+                next.handle(request);
+                return;
+            }
+            request.response().setStatusCode(400).putHeader(HttpHeaders.CONNECTION, "close")
+                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(new JsonObject().put("error", "a request must not have both Content-Length and "
+                            + "Transfer-Encoding").encode())
+                    .onComplete(sent -> request.connection().close());
+        };
     }
 
     private static final class Decoder extends VertxHttpRequestDecoder {
