@@ -37,6 +37,7 @@ import org.farmgate.node.cluster.HostProbe;
 import org.farmgate.node.cluster.NodeAgent;
 import org.farmgate.node.cluster.OrphanRecords;
 import org.farmgate.node.cluster.QuotaRepair;
+import org.farmgate.node.cluster.Strangers;
 import org.farmgate.node.cluster.Readiness;
 import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.ConnectionSettings;
@@ -45,6 +46,7 @@ import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.http.ConnectionGuard;
 import org.farmgate.node.http.OneBodyLength;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.peer.FenceBus;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.peer.PeerChannels;
 import org.farmgate.node.runtime.ClusterRuntime;
@@ -82,6 +84,8 @@ public final class GatewayNode {
     private final NodeAgent agent;
     private final PeerChannels peers;
     private final QuotaRepair quotaRepair;
+    private final Strangers strangers;
+    private final FenceBus fences;
     private final OrphanRecords orphanRecords;
     private final TunnelEndpoint tunnels;
     private final Router router;
@@ -136,6 +140,9 @@ public final class GatewayNode {
                 credential -> CompletableFuture.completedFuture(Optional.empty()), clock);
         Authenticator auth = new Authenticator(vertx, tokens, logins);
         this.quotaRepair = new QuotaRepair(vertx, runtime.membership(), registry, quota, QuotaRepair.ROUND);
+        this.strangers = new Strangers(runtime.membership(), config.cluster().strangerGrace(),
+                config.cluster().expelStrangers(), clock);
+        this.fences = runtime.fences() == null ? null : new FenceBus(vertx, runtime.fences());
         this.orphanRecords = new OrphanRecords(vertx, config.nodeId(), directory, host, ledger, OrphanRecords.ROUND);
         NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
         this.peers = new PeerChannels(messenger, config.nodeId());
@@ -144,6 +151,7 @@ public final class GatewayNode {
         ShareService shares = new ShareService(vertx, config.nodeId(), runtime.shares(), directory, host, tickets,
                 messenger, config.shares(), clock);
         metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);
+        metrics.bindStrangers(strangers, s -> s.current().size(), Strangers::expulsions);
         sessions.serve();
         shares.serve();
         this.addressBook = AddressBookRuntime.start(config.addressBook(), config.nodeId(), runtime, metrics, clock);
@@ -161,7 +169,7 @@ public final class GatewayNode {
         if (config.oidc().enabled()) {
             new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock).mount(router);
         }
-        new ClusterApi(vertx, registry, agent, quota).mount(router, auth);
+        new ClusterApi(vertx, registry, agent, quota, strangers).mount(router, auth);
         if (addressBook != null) {
             new AddressBookApi(vertx, addressBook.cache(), sessions,
                     config.pendingTimeout().toSeconds()).mount(router, auth);
@@ -202,7 +210,9 @@ public final class GatewayNode {
             Future<GatewayNode> ready;
             try {
                 GatewayNode node = new GatewayNode(runtime, config, adminToken, metrics, environment);
-                ready = node.listen()
+                // Fences first: a node that serves before it knows of the latest writes believes old copies.
+                ready = (node.fences == null ? Future.<Void>succeededFuture() : node.fences.start())
+                        .compose(ignored -> node.listen())
                         .compose(ignored -> node.agent.start(node.httpPort(), config.security().relayPublicPort() > 0
                                 ? config.security().relayPublicPort() : node.relayPort.get()))
                         .map(ignored -> {
@@ -211,6 +221,11 @@ public final class GatewayNode {
                             if (runtime.isClustered()) {
                                 node.peers.serve();
                                 node.agent.onView(node.peers::seen);
+                                node.agent.onView(node.strangers::proven);
+                                if (node.fences != null) {
+                                    node.agent.onRejoin(() -> node.fences.relearn());
+                                }
+                                node.strangers.start(node.vertx, config.cluster().heartbeat());
                             }
                             return node;
                         });
@@ -337,6 +352,10 @@ public final class GatewayNode {
                 })
                 .compose(ignored -> {
                     peers.stop();
+                    strangers.stop(vertx);
+                    if (fences != null) {
+                        fences.stop();
+                    }
                     quotaRepair.stop();
                     orphanRecords.stop();
                     return agent.stop().otherwiseEmpty();

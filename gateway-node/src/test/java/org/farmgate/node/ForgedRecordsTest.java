@@ -46,10 +46,10 @@ class ForgedRecordsTest {
         IMap<String, Object> tokens = map(ClusterRuntime.TOKENS);
         tokens.set(hash, admin); // unsealed, as a member without the key would write it
         assertEquals(401, cluster.node(1).request("GET", "/api/sessions", token, null).statusCode());
-        tokens.set(hash, new Sealed(ClusterRuntime.TOKENS, hash, new byte[] {1}, new byte[32])); // a guessed seal
+        tokens.set(hash, new Sealed(ClusterRuntime.TOKENS, hash, 1, new byte[] {1}, new byte[32])); // a guessed seal
         assertEquals(401, cluster.node(2).request("GET", "/api/sessions", token, null).statusCode());
         assertTrue(cluster.node(1).request("GET", "/metrics", null, null).body()
-                .contains("farmgate_shared_records_rejected_total{map=\"farmgate.tokens\"}"));
+                .contains("farmgate_shared_records_rejected_total{map=\"farmgate.tokens\",reason=\"forged\"}"));
     }
 
     @Test

@@ -13,6 +13,7 @@ import org.farmgate.testkit.process.ClusterKeys;
 public final class TestCluster implements AutoCloseable {
 
     public final List<TestNode> nodes = new ArrayList<>();
+    private Map<String, String> common = Map.of();
 
     /** Starts {@code count} nodes named node-1..node-N; {@code settings} adds each node's own configuration. */
     public static TestCluster start(int count, IntFunction<Map<String, String>> settings) throws Exception {
@@ -34,6 +35,7 @@ public final class TestCluster implements AutoCloseable {
                 values.put("GW_CLUSTER_MEMBER_TIMEOUT_SECS", "3");
                 values.put("GW_CLUSTER_SECRETS_DIR", keys(count).toString());
                 values.putAll(settings.apply(i + 1));
+                cluster.common = values;
                 cluster.nodes.add(TestNode.start(new SyntheticGuacdOptions(), values));
             }
             for (TestNode node : cluster.nodes) {
@@ -72,6 +74,17 @@ public final class TestCluster implements AutoCloseable {
         } catch (Exception e) {
             return -1;
         }
+    }
+
+    /** One more node, node-N, joining the running ones with the last node's settings but its own ports. */
+    public TestNode add() throws Exception {
+        Map<String, String> values = new HashMap<>(common);
+        values.put("GW_NODE_ID", "node-" + (nodes.size() + 1));
+        values.put("GW_CLUSTER_PORT", String.valueOf(TestNode.freePort()));
+        TestNode node = TestNode.start(new SyntheticGuacdOptions(), values);
+        nodes.add(node);
+        TestNode.await(() -> clusterSize(node) == nodes.size(), "node-" + nodes.size() + " did not join");
+        return node;
     }
 
     @Override

@@ -64,6 +64,15 @@ public final class SessionQuota {
         return places.update(user, new Release(Set.copyOf(sessionIds)));
     }
 
+    /**
+     * Writes the user's places as {@code held} says, whatever the entry holds: how an entry a member on the cluster
+     * network put back from an old copy, or deleted, is replaced by the truth (the sessions the directory has for the
+     * user). A create racing with it may lose its place, which the next create's refusal or the repair shows.
+     */
+    public CompletionStage<Integer> rebuild(String user, Map<String, Integer> held) {
+        return places.update(user, new Rebuild(user, new TreeMap<>(held)));
+    }
+
     /** Whether the session holds one of the user's places: what the owner checks before it opens a session. */
     public CompletionStage<Boolean> holds(String user, String sessionId) {
         return places.get(user).thenApply(held -> held != null && held.sessions().containsKey(sessionId));
@@ -76,7 +85,8 @@ public final class SessionQuota {
 
     private static Map<String, Set<String>> byUser(List<Places> entries) {
         Map<String, Set<String>> out = new HashMap<>();
-        entries.forEach(entry -> out.put(entry.user(), Set.copyOf(entry.sessions().keySet())));
+        entries.stream().filter(entry -> !entry.sessions().isEmpty())
+                .forEach(entry -> out.put(entry.user(), Set.copyOf(entry.sessions().keySet())));
         return out;
     }
 
@@ -113,7 +123,28 @@ public final class SessionQuota {
             if (held.size() == before) {
                 return Outcome.keep(0);
             }
-            return Outcome.store(held.isEmpty() ? null : new Places(current.user(), held), before - held.size());
+            // An empty entry, not none: a missing entry is what a member on the cluster network makes by deleting
+            // one, and is not decided on (SealedMap's absenceGrants); an empty one is the nodes' own word.
+            return Outcome.store(new Places(current.user(), held), before - held.size());
+        }
+
+        /** A place given back: an old copy holds more places, which grants less. */
+        @Override
+        public boolean narrows(Places before, Places after) {
+            return false;
+        }
+    }
+
+    private record Rebuild(String user, TreeMap<String, Integer> held) implements Update<Places, Integer> {
+
+        @Override
+        public Outcome<Places, Integer> apply(Places current) {
+            return Outcome.store(new Places(user, held), held.size());
+        }
+
+        @Override
+        public Outcome<Places, Integer> applyToStale(Places stale) {
+            return apply(stale);
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.farmgate.model.DisplaySize;
@@ -18,6 +19,7 @@ import org.farmgate.router.placement.PlacementPolicy;
 import org.farmgate.router.registry.Liveness;
 import org.farmgate.router.registry.NodeRegistry.ReserveResult;
 import org.farmgate.router.registry.NodeRegistry;
+import org.farmgate.router.store.SharedStateUnavailableException;
 
 /**
  * Places new sessions on the cluster's nodes and charges them there.
@@ -51,6 +53,9 @@ import org.farmgate.router.registry.NodeRegistry;
  * <li><b>A node that stopped beating but is still a member</b> (a paused JVM, a full GC, a stuck host) would keep
  * receiving sessions it cannot open. The router tracks every node's beat with {@link Liveness}, on its own clock,
  * and skips a node whose beat has not changed for {@code staleAfter}: no two hosts' clocks are compared.</li>
+ * <li><b>An entry that cannot be decided on</b>: its owner is leaving or is a member without the cluster key, or
+ * it is an old copy put back (see {@code SealedMap}). The reservation is refused without a decision and the router
+ * tries the next candidate, as for a full node.</li>
  * <li><b>Measurement lag.</b> A reservation is "pending" until the session's guacd connection exists, and pending
  * memory is subtracted from the host's measured available memory too, since the measurement cannot show it yet.</li>
  * </ul>
@@ -157,12 +162,21 @@ public final class SessionRouter {
         }
         PlacementPolicy.Candidate candidate = candidates.next();
         return registry.reserve(candidate.nodeId(), sessionId, protocol, display, clock.instant())
-                .thenCompose(result -> {
+                .handle((result, error) -> {
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
+                    if (cause instanceof SharedStateUnavailableException) {
+                        return attempt(sessionId, protocol, display, candidates); // this entry, not the cluster
+                    }
+                    if (error != null) {
+                        return CompletableFuture.<Placement>failedFuture(cause);
+                    }
                     learn(candidate.nodeId(), result.node());
                     return result.outcome() == ReserveResult.Outcome.RESERVED
                             ? CompletableFuture.completedFuture(new Placement(candidate.nodeId(), result.chargedMb()))
                             : attempt(sessionId, protocol, display, candidates);
-                });
+                })
+                .thenCompose(next -> next);
     }
 
     public CompletionStage<Boolean> activate(String nodeId, String sessionId) {

@@ -225,6 +225,7 @@ public final class ClusterBenchmark implements Callable<Integer> {
         long end = warmUpEnd + TimeUnit.SECONDS.toNanos(seconds);
         List<Future<List<Long>>> results = new ArrayList<>();
         AtomicInteger errors = new AtomicInteger();
+        Map<String, Integer> failures = new java.util.concurrent.ConcurrentSkipListMap<>();
         for (int c = 0; c < clients; c++) {
             String base = urls.get(c % urls.size());
             results.add(pool.submit(() -> {
@@ -238,6 +239,9 @@ public final class ClusterBenchmark implements Callable<Integer> {
                     long elapsed = System.nanoTime() - start;
                     if (created.statusCode() != 201) {
                         errors.incrementAndGet();
+                        String body = created.body();
+                        failures.merge(created.statusCode() + " " + body.substring(0, Math.min(160, body.length())),
+                                1, Integer::sum);
                         continue;
                     }
                     if (start > warmUpEnd) {
@@ -267,6 +271,8 @@ public final class ClusterBenchmark implements Callable<Integer> {
                 samples.length / (double) seconds, Stats.percentile(samples, 50) / 1e6,
                 Stats.percentile(samples, 95) / 1e6, Stats.percentile(samples, 99) / 1e6, errors.get(),
                 samples.length == 0 ? 0.0 : cpuUsed / (double) samples.length);
+        // What went wrong is part of the result: a count alone hides a 503 from a 500.
+        failures.forEach((failure, count) -> System.out.printf(Locale.ROOT, "  %d x %s%n", count, failure));
     }
 
     /** Two nodes, each in front of a guacd that floods; the same kind of session read via its owner and via the other. */

@@ -10,6 +10,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.farmgate.error.GatewayException;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.model.CostModel;
 import org.farmgate.model.DisplaySize;
@@ -20,9 +21,11 @@ import org.farmgate.model.Protocol;
 import org.farmgate.model.Role;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.cluster.NodeAgent;
+import org.farmgate.node.cluster.Strangers;
 import org.farmgate.node.http.Responses;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.registry.NodeRegistry;
+import org.farmgate.router.store.SharedStateUnavailableException;
 
 /**
  * {@code GET /api/cluster} and {@code POST /api/cluster/nodes/{id}/drain|undrain} (admin): the cluster's capacity
@@ -36,12 +39,14 @@ public final class ClusterApi {
     private final NodeRegistry registry;
     private final NodeAgent agent;
     private final SessionQuota quota;
+    private final Strangers strangers;
 
-    public ClusterApi(Vertx vertx, NodeRegistry registry, NodeAgent agent, SessionQuota quota) {
+    public ClusterApi(Vertx vertx, NodeRegistry registry, NodeAgent agent, SessionQuota quota, Strangers strangers) {
         this.vertx = vertx;
         this.registry = registry;
         this.agent = agent;
         this.quota = quota;
+        this.strangers = strangers;
     }
 
     public void mount(Router router, Authenticator auth) {
@@ -52,9 +57,35 @@ public final class ClusterApi {
                 .handler(ctx -> drain(ctx, false));
     }
 
+    /**
+     * The strangers are in the answer either way: while one owns partitions the registry may be unreadable (503),
+     * and that is when an admin most needs to see who is in.
+     */
     private void cluster(RoutingContext ctx) {
-        Future.fromCompletionStage(registry.summaries(), vertx.getOrCreateContext()).onFailure(ctx::fail)
-                .onSuccess(nodes -> Responses.json(ctx, 200, view(nodes, agent.costModel())));
+        List<Map<String, Object>> shown = strangers.current().stream().map(ClusterApi::stranger).toList();
+        List<Map<String, Object>> expelled = strangers.expelled().stream().map(ClusterApi::stranger).toList();
+        Future.fromCompletionStage(registry.summaries(), vertx.getOrCreateContext())
+                .onFailure(e -> ctx.fail(e instanceof SharedStateUnavailableException unavailable
+                        ? new GatewayException(unavailable.status(), unavailable.getMessage(),
+                                Map.of("strangers", shown, "expelled_strangers", expelled), unavailable.headers())
+                        : e))
+                .onSuccess(nodes -> {
+                    Map<String, Object> body = view(nodes, agent.costModel());
+                    body.put("strangers", shown);
+                    body.put("expelled_strangers", expelled);
+                    Responses.json(ctx, 200, body);
+                });
+    }
+
+    private static Map<String, Object> stranger(Strangers.Stranger stranger) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("member_id", stranger.memberId());
+        row.put("address", stranger.address());
+        row.put("since", stranger.since().toString());
+        if (stranger.expelledAt() != null) {
+            row.put("expelled_at", stranger.expelledAt().toString());
+        }
+        return row;
     }
 
     private void quota(RoutingContext ctx) {

@@ -129,6 +129,12 @@ public final class TokenService {
             }
             return ttl == null ? Outcome.store(claim, true) : Outcome.storeFor(claim, ttl, true);
         }
+
+        /** A name claim grants nothing; an old one put back only holds a name. */
+        @Override
+        public boolean narrows(NameClaim before, NameClaim after) {
+            return false;
+        }
     }
 
     private record Unexpired(Instant now) implements Query<TokenRecord, TokenRecord> {

@@ -57,9 +57,13 @@ public final class NodeAgent {
     private volatile NodeLimits limits;
     private volatile int sharers = 1;
     private final List<Consumer<List<NodeLoad>>> viewListeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> rejoinListeners = new CopyOnWriteArrayList<>();
     private volatile boolean guacdHealthy;
     private volatile long guacdBaselineMb = -1;
     private volatile NodeLoad lastPublished;
+    /** Whether this node is drained, as it last heard: from its own entry, or from the node that drained it. */
+    private volatile boolean drainSeen;
+    private io.vertx.core.eventbus.MessageConsumer<Boolean> drains;
     private long heartbeatTimer = -1;
     private long probeTimer = -1;
     private Context context;
@@ -83,6 +87,7 @@ public final class NodeAgent {
     /** Measures, registers the node (refusing an id another live member uses), and starts the heartbeat. */
     public Future<Void> start(int httpPort, int relayPort) {
         context = vertx.getOrCreateContext();
+        drains = vertx.eventBus().consumer(drainAddress(config.nodeId()), message -> drainSeen = message.body());
         String advertised = config.cluster().advertiseHost() != null ? config.cluster().advertiseHost()
                 : config.cluster().host() != null ? config.cluster().host() : "127.0.0.1";
         address = new NodeAddress(membership.localMemberId(), advertised, httpPort, relayPort);
@@ -144,6 +149,7 @@ public final class NodeAgent {
             LOG.warn("node {}: now cluster member {} (was {}): the cluster merged or took it back; registering again "
                     + "with its {} sessions", config.nodeId(), member, address.memberId(), host.live().size());
             address = new NodeAddress(member, address.httpHost(), address.httpPort(), address.relayPort());
+            rejoinListeners.forEach(Runnable::run);
         }
         return vertx.executeBlocking(hostProbe::read, false).compose(reading -> {
             SessionHost.Usage usage = host.activeUsage(config.costModel());
@@ -156,8 +162,10 @@ public final class NodeAgent {
                     reading.cpuCount(), reading.loadAverage(), clock.instant(), reading.hostId(), shared);
             calibrator.observe(usage.sessions(), usage.chargedMb(), measurements.guacdSessionsPssMb());
             ReservationBook held = host.reservations();
+            // The drain flag is the entry's, set by whoever drained the node; the one here is what the node last
+            // saw, written only over an entry put back from an old copy (see NodeRegistry's Publish).
             NodeLoad fresh = new NodeLoad(config.nodeId(), address, limitsFor(shared), calibrator.current(),
-                    measurements, held, false, clock.instant());
+                    measurements, held, drainSeen, clock.instant());
             return await(registry.publish(fresh, unheld.expired(lastPublished, held.entries().keySet(),
                     clock.millis())))
                     .compose(answer -> {
@@ -177,6 +185,9 @@ public final class NodeAgent {
                     }));
         }).map(published -> {
             lastPublished = published;
+            if (published != null) {
+                drainSeen = published.drainRequested();
+            }
             if (rejoined && !refused) {
                 host.live().forEach(session -> ledger.reasserted(session.info()));
             }
@@ -197,6 +208,11 @@ public final class NodeAgent {
             sweep(view);
         }
         viewListeners.forEach(listener -> listener.accept(view));
+    }
+
+    /** Called when the node finds itself a member under a new id: the cluster merged after a split, or took it back. */
+    public void onRejoin(Runnable listener) {
+        rejoinListeners.add(listener);
     }
 
     /** Called with every node's summary after each heartbeat. */
@@ -261,8 +277,21 @@ public final class NodeAgent {
         return await(ledger.lost(nodeId)).map(List::size);
     }
 
+    /**
+     * Drains or undrains a node, and tells that node at once (over the event bus, which only nodes speak on): it is
+     * the one that rewrites its entry if a member on the cluster network puts back an old copy, and must not write
+     * back a drain flag older than the admin's.
+     */
     public Future<Boolean> setDrain(String nodeId, boolean drain) {
-        return await(registry.setDrain(nodeId, drain));
+        return await(registry.setDrain(nodeId, drain)).onSuccess(found -> {
+            if (found) {
+                vertx.eventBus().publish(drainAddress(nodeId), drain);
+            }
+        });
+    }
+
+    private static String drainAddress(String nodeId) {
+        return "farmgate.node." + nodeId + ".drained";
     }
 
     public NodeLoad lastPublished() {
@@ -275,6 +304,9 @@ public final class NodeAgent {
 
     /** Stops refreshing and takes the node's entry out, so that nothing more is placed here. */
     public Future<Void> stop() {
+        if (drains != null) {
+            drains.unregister();
+        }
         if (heartbeatTimer >= 0) {
             vertx.cancelTimer(heartbeatTimer);
         }

@@ -15,10 +15,13 @@ import java.util.List;
  *     (1 turns it off)
  * @param advertiseHost the host other nodes and load balancers reach this node's HTTP port on
  * @param peerTimeout how long a node waits for another's answer before the outcome counts as unknown
+ * @param strangerGrace how long a member may stay in the cluster without proving itself a node (a registry entry
+ *     sealed with the cluster key) before it is shown as a stranger, and expelled
+ * @param expelStrangers whether the coordinator expels strangers past their grace (on by default)
  */
 public record ClusterSettings(boolean enabled, String name, String host, int port, List<String> members,
         String kubernetesServiceDns, int minMembers, String advertiseHost, Duration heartbeat,
-        Duration memberTimeout, Duration peerTimeout) {
+        Duration memberTimeout, Duration peerTimeout, Duration strangerGrace, boolean expelStrangers) {
 
     /** Whether anyone else can be in this cluster. */
     public boolean expectsOthers() {
@@ -48,7 +51,11 @@ public record ClusterSettings(boolean enabled, String name, String host, int por
                 source.string("GW_ADVERTISE_HOST", null),
                 Duration.ofMillis(source.integer("GW_HEARTBEAT_MS", 1500, 100, 60_000)),
                 Duration.ofSeconds(source.integer("GW_CLUSTER_MEMBER_TIMEOUT_SECS", 5, 2, 600)),
-                Duration.ofMillis(source.integer("GW_PEER_TIMEOUT_MS", 10_000, 100, 120_000)));
+                Duration.ofMillis(source.integer("GW_PEER_TIMEOUT_MS", 10_000, 100, 120_000)),
+                // Long against a node's start (join, fences, listen, first beat: a few seconds on a slow host), since
+                // a node expelled for being slow starts over; short against a stranger's stay.
+                Duration.ofSeconds(source.integer("GW_CLUSTER_STRANGER_GRACE_SECS", 20, 2, 3600)),
+                source.bool("GW_CLUSTER_EXPEL_STRANGERS", true));
     }
 
     /** A node whose beat has not changed this long takes no new session, and may be declared gone: four beats. */

@@ -125,6 +125,16 @@ public final class NodeMetrics {
                 .description("The host's available memory (cgroup-aware)").register(registry);
     }
 
+    /** Members of the cluster that have not proven themselves nodes (see {@code Strangers}). */
+    /** {@code source} is held by the node for its life: Micrometer keeps only a weak reference to it. */
+    public <T> void bindStrangers(T source, ToDoubleFunction<T> current, ToDoubleFunction<T> expelled) {
+        Gauge.builder("farmgate_cluster_strangers", source, current)
+                .description("Members of the cluster past their grace without a registry entry sealed with the "
+                        + "cluster key: processes without the key").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("farmgate_cluster_strangers_expelled", source, expelled)
+                .description("Strangers this node expelled from the cluster as its coordinator").register(registry);
+    }
+
     private static final double MB = 1024.0 * 1024.0;
 
     private static double count(Supplier<Iterable<SessionInfo>> sessions, Protocol protocol, SessionStatus status) {
@@ -142,11 +152,12 @@ public final class NodeMetrics {
         return node == null ? Double.NaN : value.applyAsDouble(node);
     }
 
-    /** One create request's outcome: created, no_capacity, over_user_limit, invalid, failed. */
-    /** A record in a shared map did not carry a valid seal of the cluster key, and was ignored. */
-    public void rejectedRecord(String map) {
-        rejectedRecords.computeIfAbsent(map, m -> Counter.builder("farmgate_shared_records_rejected").tag("map", m)
-                .description("Records in shared maps ignored for lack of a valid seal of the cluster key")
+    /** A record in a shared map was not believed: {@code forged} (no valid seal) or {@code replayed} (an old copy). */
+    public void rejectedRecord(String map, String reason) {
+        rejectedRecords.computeIfAbsent(map + '\0' + reason, m -> Counter.builder("farmgate_shared_records_rejected")
+                .tag("map", map).tag("reason", reason)
+                .description("Records in shared maps not believed: without a valid seal of the cluster key "
+                        + "(forged), or older than the latest write of their entry (replayed)")
                 .register(registry)).increment();
     }
 
@@ -156,6 +167,7 @@ public final class NodeMetrics {
                 .description("Sessions that ended, by the status they ended in").register(registry)).increment();
     }
 
+    /** One create request's outcome: created, no_capacity, over_user_limit, invalid, failed. */
     public void created(String outcome) {
         createOutcomes.computeIfAbsent(outcome, o -> Counter.builder("farmgate_session_creates").tag("outcome", o)
                 .description("Session creation requests by outcome").register(registry)).increment();

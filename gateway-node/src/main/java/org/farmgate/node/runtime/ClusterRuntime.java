@@ -46,6 +46,8 @@ import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.addressbook.AddressBookCache;
+import org.farmgate.node.signin.OidcSignIn;
+import org.farmgate.router.seal.Fences;
 import org.farmgate.router.seal.Seal;
 import org.farmgate.router.seal.SealSerializers;
 import org.farmgate.router.seal.SealedMap;
@@ -113,6 +115,7 @@ public final class ClusterRuntime {
     private final SharedMap<String, SessionQuota.Places> userSessions;
     private final SharedMap<String, AddressBook> addressBooks;
     private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
+    private final Fences fences;
     private final AtomicReference<Future<Void>> stopping = new AtomicReference<>();
     private final Promise<Void> stopped = Promise.promise();
 
@@ -120,6 +123,7 @@ public final class ClusterRuntime {
             SealedMap.RejectionCounter rejections) {
         this.vertx = vertx;
         this.hazelcast = hazelcast;
+        this.fences = seal == null ? null : new Fences();
         if (hazelcast == null) {
             blocking = null;
             membership = new LocalMembership("local-" + UUID.randomUUID());
@@ -139,18 +143,24 @@ public final class ClusterRuntime {
             // Hazelcast offers queries only blocking: a few threads of their own, never an event loop.
             blocking = Executors.newFixedThreadPool(8, DaemonThreads.named("farmgate-cluster-query"));
             membership = new HazelcastMembership(hazelcast);
-            nodes = shared(hazelcast, NODES, seal, rejections);
-            sessions = shared(hazelcast, SESSIONS, seal, rejections);
-            tokens = shared(hazelcast, TOKENS, seal, rejections);
-            tokenNames = shared(hazelcast, TOKEN_NAMES, seal, rejections);
-            tickets = shared(hazelcast, TICKETS, seal, rejections);
-            relayTickets = shared(hazelcast, RELAY_TICKETS, seal, rejections);
-            shares = shared(hazelcast, SHARES, seal, rejections);
-            logins = shared(hazelcast, LOGINS, seal, rejections);
-            loginFlows = shared(hazelcast, LOGIN_FLOWS, seal, rejections);
-            userSessions = shared(hazelcast, USER_SESSIONS, seal, rejections);
-            addressBooks = shared(hazelcast, ADDRESSBOOK, seal, rejections);
-            addressBookLeases = shared(hazelcast, ADDRESSBOOK_LEASE, seal, rejections);
+            SealedMap.Policy plain = SealedMap.Policy.DEFAULT;
+            // Tickets and pending sign-ins live seconds to minutes: a copy older than that is dead whatever its time
+            // to live in the map says (a stranger that puts one back chooses that), and their fences can go then.
+            SealedMap.Policy ticket = new SealedMap.Policy(false, TicketService.LIFETIME.multipliedBy(2));
+            nodes = shared(hazelcast, NODES, seal, plain, rejections);
+            sessions = shared(hazelcast, SESSIONS, seal, plain, rejections);
+            tokens = shared(hazelcast, TOKENS, seal, plain, rejections);
+            tokenNames = shared(hazelcast, TOKEN_NAMES, seal, plain, rejections);
+            tickets = shared(hazelcast, TICKETS, seal, ticket, rejections);
+            relayTickets = shared(hazelcast, RELAY_TICKETS, seal, ticket, rejections);
+            shares = shared(hazelcast, SHARES, seal, plain, rejections);
+            logins = shared(hazelcast, LOGINS, seal, plain, rejections);
+            loginFlows = shared(hazelcast, LOGIN_FLOWS, seal, new SealedMap.Policy(false,
+                    OidcSignIn.PENDING_LIFETIME.multipliedBy(2)), rejections);
+            // A user's places: a missing entry grants every place, so one deleted since a write is not believed.
+            userSessions = shared(hazelcast, USER_SESSIONS, seal, new SealedMap.Policy(true, null), rejections);
+            addressBooks = shared(hazelcast, ADDRESSBOOK, seal, plain, rejections);
+            addressBookLeases = shared(hazelcast, ADDRESSBOOK_LEASE, seal, plain, rejections);
         }
     }
 
@@ -159,12 +169,12 @@ public final class ClusterRuntime {
      * without the key wrote is ever believed; plain for an insecure one.
      */
     private <V extends Serializable> SharedMap<String, V> shared(HazelcastInstance hazelcast, String name, Seal seal,
-            SealedMap.RejectionCounter rejections) {
+            SealedMap.Policy policy, SealedMap.RejectionCounter rejections) {
         if (seal == null) {
             return new HazelcastSharedMap<>(hazelcast.<String, V>getMap(name), blocking);
         }
         return new SealedMap<>(name, new HazelcastSharedMap<>(hazelcast.<String, Object>getMap(name), blocking), seal,
-                rejections);
+                fences, policy, rejections);
     }
 
     /** Starts Vert.x, joining the cluster unless the node is configured to run alone. */
@@ -353,6 +363,11 @@ public final class ClusterRuntime {
     /** Whether this node is still a member (Hazelcast can shut itself down, e.g. after a split it cannot heal). */
     public boolean isRunning() {
         return hazelcast == null || hazelcast.getLifecycleService().isRunning();
+    }
+
+    /** What this node knows of the latest writes of sealed entries; null unless the cluster is secured. */
+    public Fences fences() {
+        return fences;
     }
 
     public Membership membership() {

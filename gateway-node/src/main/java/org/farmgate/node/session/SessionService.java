@@ -6,6 +6,7 @@ import io.vertx.core.Vertx;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,7 @@ import org.farmgate.node.target.TargetPolicy;
 import org.farmgate.router.NoCapacityException;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
+import org.farmgate.router.store.SharedStateUnavailableException;
 import org.farmgate.router.SessionRouter;
 import org.farmgate.router.addressbook.AddressBookSource;
 import org.slf4j.Logger;
@@ -177,6 +179,9 @@ public final class SessionService {
                     if (placement.succeeded()) {
                         router.release(placement.result().nodeId(), sessionId);
                     }
+                    if (place.failed() && place.cause() instanceof SharedStateUnavailableException) {
+                        rebuildPlaces(creator.id());
+                    }
                     return Future.failedFuture(place.failed() ? place.cause() : place.result() == null
                             ? new UnavailableException("the cluster did not take this node's quota update")
                             : overLimit(creator, place.result(), chargeMb));
@@ -191,6 +196,23 @@ public final class SessionService {
                                 .transform(ignored -> Future.failedFuture(error)));
             });
         });
+    }
+
+    /**
+     * The user's quota entry could not be trusted (an old copy put back, or deleted since a write this node knows
+     * of): it is written again from the sessions the directory holds for the user, so that the next create is
+     * decided on the truth. The create that found it answers 503 meanwhile.
+     */
+    private void rebuildPlaces(String user) {
+        await(directory.list(user)).compose(sessions -> {
+            Map<String, Integer> held = new HashMap<>();
+            sessions.stream().filter(info -> info.endedAt() == null)
+                    .forEach(info -> held.put(info.sessionId(), info.estimatedMemoryMb()));
+            return await(quota.rebuild(user, held));
+        }).onSuccess(places -> LOG.warn("the quota entry of user {} was not trusted; written again with the {} "
+                + "sessions the directory holds", user, places))
+                .onFailure(e -> LOG.warn("could not write the quota entry of user {} again: {}", user,
+                        e.getMessage()));
     }
 
     private SessionSpec bounded(SessionSpec spec) {

@@ -9,12 +9,13 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.model.Role;
 import org.farmgate.router.store.LocalSharedMap;
+import org.farmgate.testkit.time.MutableClock;
 import org.junit.jupiter.api.Test;
 
 /** A login lives while used within its idle lifetime, never past its absolute one, and nothing stored signs in. */
 class LoginSessionsTest {
 
-    private final TokenAndTicketTest.MutableClock clock = new TokenAndTicketTest.MutableClock();
+    private final MutableClock clock = new MutableClock();
     private final LocalSharedMap<String, Login> map = new LocalSharedMap<>(clock);
     private final LoginSessions logins = new LoginSessions(map, Duration.ofMinutes(30), Duration.ofHours(2), clock);
     private final Identity alice = Identity.person("sub-1", "alice", "alice@farm.example", Role.ADMIN, Set.of("a"));

@@ -7,10 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
@@ -18,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import org.farmgate.error.ConflictException;
 import org.farmgate.model.Role;
 import org.farmgate.router.store.LocalSharedMap;
+import org.farmgate.testkit.time.MutableClock;
 import org.junit.jupiter.api.Test;
 
 class TokenAndTicketTest {
@@ -129,30 +127,5 @@ class TokenAndTicketTest {
 
     private static <T> T join(CompletionStage<T> stage) {
         return stage.toCompletableFuture().join();
-    }
-
-    /** A clock the test moves. */
-    static final class MutableClock extends Clock {
-
-        private Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }

@@ -37,10 +37,10 @@ class ClusterKeyRotationTest {
         for (int i = 0; i + 1 < stages.size(); i++) {
             Seal before = stages.get(i);
             Seal after = stages.get(i + 1);
-            assertNotNull(after.open(before.seal("m", "k", "from an unrolled node"), "m", "k"), "step " + (i + 1));
-            assertNotNull(before.open(after.seal("m", "k", "from a rolled node"), "m", "k"), "step " + (i + 1));
+            assertNotNull(after.open(before.seal("m", "k", 1, "from an unrolled node"), "m", "k"), "step " + (i + 1));
+            assertNotNull(before.open(after.seal("m", "k", 1, "from a rolled node"), "m", "k"), "step " + (i + 1));
         }
-        Sealed fromTheNewKeyAlone = stages.get(3).seal("m", "k", "value");
+        Sealed fromTheNewKeyAlone = stages.get(3).seal("m", "k", 1, "value");
         assertNull(stages.get(0).open(fromTheNewKeyAlone, "m", "k"),
                 "the first and last stages share no key: a record of one is nothing to the other");
     }

@@ -125,6 +125,16 @@ public final class NodeRegistry {
             }
             return Outcome.store(current.refreshedBy(fresh, expired), true);
         }
+
+        /**
+         * The node is the truth of its own entry: an old copy put back (not drained, other reservations, another
+         * address) is replaced by what the node holds, with the drain flag it last saw. Reservations other routers
+         * made on it since its last beat are lost with the copy, as with a crashed partition owner.
+         */
+        @Override
+        public Outcome<NodeLoad, Boolean> applyToStale(NodeLoad stale) {
+            return Outcome.store(fresh, true);
+        }
     }
 
     private record Depart(String memberId, Instant refreshedAt) implements Update<NodeLoad, NodeLoad> {
@@ -169,6 +179,12 @@ public final class NodeRegistry {
             }
             return Outcome.store(current.withReservations(current.reservations().activated(sessionId)), true);
         }
+
+        /** Pending to active: an old copy charges the same. */
+        @Override
+        public boolean narrows(NodeLoad before, NodeLoad after) {
+            return false;
+        }
     }
 
     private record Release(String sessionId) implements Update<NodeLoad, Boolean> {
@@ -180,6 +196,12 @@ public final class NodeRegistry {
             }
             return Outcome.store(current.withReservations(current.reservations().without(sessionId)), true);
         }
+
+        /** A reservation gone: an old copy charges more, which grants less. */
+        @Override
+        public boolean narrows(NodeLoad before, NodeLoad after) {
+            return false;
+        }
     }
 
     private record Drain(boolean drain) implements Update<NodeLoad, Boolean> {
@@ -190,6 +212,12 @@ public final class NodeRegistry {
                 return Outcome.keep(false);
             }
             return Outcome.store(current.withDrainRequested(drain), true);
+        }
+
+        /** An undrain grants more than the copy before it; a drain less. */
+        @Override
+        public boolean narrows(NodeLoad before, NodeLoad after) {
+            return drain;
         }
     }
 

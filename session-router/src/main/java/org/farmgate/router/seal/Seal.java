@@ -18,8 +18,9 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Seals values with the cluster key and opens them again: HMAC-SHA256 over the map's name, the key and the value's
- * bytes, so that a record moved under another key or into another map does not open. The first key seals; every
+ * Seals values with the cluster key and opens them again: HMAC-SHA256 over the map's name, the key, the revision and
+ * the value's bytes, so that a record moved under another key or into another map, or given another revision, does
+ * not open. The first key seals; every
  * key opens, which lets the cluster key rotate without a cluster stop.
  *
  * <p>The bytes sealed are the value's Java serialization, kept as they are: no canonical form is needed, and they
@@ -63,11 +64,11 @@ public final class Seal {
         return seal;
     }
 
-    public Sealed seal(String map, String key, Serializable value) {
+    public Sealed seal(String map, String key, long revision, Serializable value) {
         byte[] payload = serialize(value);
-        Sealed sealed = new Sealed(map, key, payload, mac(keys.get(0), map, key, payload));
+        Sealed sealed = new Sealed(map, key, revision, payload, mac(keys.get(0), map, key, revision, payload));
         // The member that owns an entry updates it next: it opens what it sealed without deserialising it again.
-        remember(memo(map, key, sealed.mac()), value);
+        remember(memo(map, key, revision, sealed.mac()), value);
         return sealed;
     }
 
@@ -81,14 +82,15 @@ public final class Seal {
                 || sealed.mac() == null) {
             return null;
         }
-        String memo = memo(map, key, sealed.mac());
+        String memo = memo(map, key, sealed.revision(), sealed.mac());
         Object known = opened.get(memo);
         if (known != null) {
             return (V) known;
         }
         boolean valid = false;
         for (Mac candidate : keys) {
-            valid |= MessageDigest.isEqual(mac(candidate, map, key, sealed.payload()), sealed.mac());
+            valid |= MessageDigest.isEqual(mac(candidate, map, key, sealed.revision(), sealed.payload()),
+                    sealed.mac());
         }
         if (!valid) {
             return null;
@@ -108,8 +110,12 @@ public final class Seal {
         opened.put(memo, value);
     }
 
-    private static String memo(String map, String key, byte[] mac) {
-        return map + '\0' + key + '\0' + Base64.getEncoder().encodeToString(mac);
+    /**
+     * What a proof stands for: the revision is in it because callers read it from the record, not from the memo (a
+     * copy with the real proof and another revision must be checked, and fail).
+     */
+    private static String memo(String map, String key, long revision, byte[] mac) {
+        return map + '\0' + key + '\0' + revision + '\0' + Base64.getEncoder().encodeToString(mac);
     }
 
     private static Mac keyed(byte[] key) {
@@ -122,7 +128,7 @@ public final class Seal {
         }
     }
 
-    private static byte[] mac(Mac keyed, String map, String entryKey, byte[] payload) {
+    private static byte[] mac(Mac keyed, String map, String entryKey, long revision, byte[] payload) {
         Mac mac;
         try {
             mac = (Mac) keyed.clone();
@@ -133,6 +139,9 @@ public final class Seal {
         mac.update((byte) 0);
         mac.update(entryKey.getBytes(StandardCharsets.UTF_8));
         mac.update((byte) 0);
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            mac.update((byte) (revision >>> shift));
+        }
         return mac.doFinal(payload);
     }
 

@@ -25,7 +25,8 @@ public final class SealSerializers {
     public static List<SerializerConfig> serializers() {
         return List.of(
                 new SerializerConfig().setTypeClass(Sealed.class).setImplementation(new SealedSerializer()),
-                new SerializerConfig().setTypeClass(SealedUpdate.class).setImplementation(new UpdateSerializer()));
+                new SerializerConfig().setTypeClass(SealedUpdate.class).setImplementation(new UpdateSerializer()),
+                new SerializerConfig().setTypeClass(Revised.class).setImplementation(new RevisedSerializer()));
     }
 
     static final class SealedSerializer implements StreamSerializer<Sealed> {
@@ -39,13 +40,15 @@ public final class SealSerializers {
         public void write(ObjectDataOutput out, Sealed sealed) throws IOException {
             out.writeString(sealed.map());
             out.writeString(sealed.key());
+            out.writeLong(sealed.revision());
             bytes(out, sealed.payload());
             bytes(out, sealed.mac());
         }
 
         @Override
         public Sealed read(ObjectDataInput in) throws IOException {
-            return new Sealed(in.readString(), in.readString(), bytes(in, LONGEST_PAYLOAD), bytes(in, MAC_LENGTH));
+            return new Sealed(in.readString(), in.readString(), in.readLong(), bytes(in, LONGEST_PAYLOAD),
+                    bytes(in, MAC_LENGTH));
         }
     }
 
@@ -68,6 +71,29 @@ public final class SealSerializers {
         @Override
         public SealedUpdate<?, ?> read(ObjectDataInput in) throws IOException {
             return new SealedUpdate<>(in.readString(), in.readString(), signed.read(in));
+        }
+    }
+
+    /** An owner's answer, on every update: the answer inside is written as Hazelcast writes any object. */
+    static final class RevisedSerializer implements StreamSerializer<Revised<?>> {
+
+        @Override
+        public int getTypeId() {
+            return 7003;
+        }
+
+        @Override
+        public void write(ObjectDataOutput out, Revised<?> revised) throws IOException {
+            out.writeObject(revised.result());
+            out.writeLong(revised.revision());
+            out.writeBoolean(revised.present());
+            out.writeBoolean(revised.fenced());
+            out.writeString(revised.refused());
+        }
+
+        @Override
+        public Revised<?> read(ObjectDataInput in) throws IOException {
+            return new Revised<>(in.readObject(), in.readLong(), in.readBoolean(), in.readBoolean(), in.readString());
         }
     }
 

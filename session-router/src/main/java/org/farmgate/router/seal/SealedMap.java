@@ -9,59 +9,78 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.farmgate.router.store.Query;
 import org.farmgate.router.store.SharedMap;
+import org.farmgate.router.store.SharedStateUnavailableException;
 import org.farmgate.router.store.Update;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A shared map whose every value is sealed with the cluster key and checked on every read: a record that does not
- * open (forged, garbled, moved from another key or map) is treated as absent, counted, and logged once per key. A
- * member without the key can still delete or garble entries (only network isolation stops that) but can make no
- * record that grants access, routes a relay or places a session.
+ * A shared map whose every value is sealed with the cluster key, with a revision, and checked on every read: a record
+ * that does not open (forged, garbled, moved from another key or map) is treated as absent, and so is one older than
+ * the latest write of its entry this node heard of (a copy put back: {@link Fences}); both are counted, and logged
+ * once per key. A member without the key can still delete or garble entries (only network isolation stops that) but
+ * can make no record that grants access, routes a relay or places a session, and can bring back none that did.
  *
  * <p>Updates and queries run on the member that owns the entry, with that member's installed {@link Seal}. An
  * update travels signed, and an owner applies only an update that opens, so no member can have its own values
  * sealed by an owner that holds the key; query results come back sealed and are opened again here, so a member
- * that owns a partition cannot answer with records of its own making either.
+ * that owns a partition cannot answer with records of its own making either. An owner that answers an update as
+ * none of ours would, or refuses it as a replay, fails the call as unavailable: nothing is decided on its word.
+ *
+ * <p>{@code absenceGrants} marks a map whose missing entry allows more than a present one (a user's places): an
+ * update there is not decided on an entry missing since a write this node heard of, since a member on the cluster
+ * network can delete one.
  */
 public final class SealedMap<V extends Serializable> implements SharedMap<String, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(SealedMap.class);
     private static final int LOGGED_KEYS = 1024;
 
-    /** Told of every record that did not open. */
+    /** Told of every record that was not believed, and why: {@code forged} or {@code replayed}. */
     @FunctionalInterface
     public interface RejectionCounter {
-        void rejected(String map);
+        void rejected(String map, String reason);
+    }
+
+    /** How a map's records live: whether absence grants more, and how old a record may be at most (null: any age). */
+    public record Policy(boolean absenceGrants, Duration longestLife) {
+
+        public static final Policy DEFAULT = new Policy(false, null);
     }
 
     private final String name;
     private final SharedMap<String, Object> inner;
     private final Seal seal;
+    private final Fences fences;
+    private final Policy policy;
     private final RejectionCounter rejections;
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
     /** @param inner the map as it lies in the cluster: sealed records, or anything a stranger put there */
-    public SealedMap(String name, SharedMap<String, Object> inner, Seal seal, RejectionCounter rejections) {
+    public SealedMap(String name, SharedMap<String, Object> inner, Seal seal, Fences fences, Policy policy,
+            RejectionCounter rejections) {
         this.name = name;
         this.inner = inner;
         this.seal = seal;
+        this.fences = fences;
+        this.policy = policy;
         this.rejections = rejections;
     }
 
     @Override
     public CompletionStage<V> get(String key) {
-        return inner.get(key).thenApply(sealed -> open(sealed, key));
+        long asked = fences.mark();
+        return trusted(inner.get(key).thenApply(sealed -> open(sealed, key, asked)), key);
     }
 
     @Override
     public CompletionStage<Void> set(String key, V value) {
-        return inner.set(key, seal.seal(name, key, value));
+        return update(key, new Put<>(value, null));
     }
 
     @Override
     public CompletionStage<Void> set(String key, V value, Duration ttl) {
-        return inner.set(key, seal.seal(name, key, value), ttl);
+        return update(key, new Put<>(value, ttl));
     }
 
     @Override
@@ -71,26 +90,72 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
 
     @Override
     public CompletionStage<V> remove(String key) {
-        return inner.remove(key).thenApply(sealed -> open(sealed, key));
+        return update(key, new Take<>());
     }
 
     @Override
     public <R> CompletionStage<R> update(String key, Update<V, R> update) {
-        return inner.update(key, new SealedUpdate<V, R>(name, key, seal.seal(SealedUpdate.updates(name), key, update)));
+        Fences.Fence known = fences.of(name, key);
+        SealedUpdate.Order<V, R> order = new SealedUpdate.Order<>(update, known == null ? 0 : known.revision(),
+                policy.absenceGrants() && known != null && known.present());
+        Sealed signed = seal.seal(SealedUpdate.updates(name), key, RevisionClock.JVM.next(0), order);
+        return trusted(inner.update(key, new SealedUpdate<V, R>(name, key, signed)).thenApply(answer -> {
+            if (!(answer instanceof Revised<?> revised)) {
+                throw new SharedStateUnavailableException("map " + name + ": the member that owns key " + key
+                        + " did not answer as a node of this cluster does (a member without the cluster key)");
+            }
+            if (revised.refused() != null) {
+                rejections.rejected(name, "replayed");
+                throw new SharedStateUnavailableException("map " + name + ", key " + key + ": " + revised.refused());
+            }
+            if (revised.fenced()) {
+                fences.wrote(fence(key, revised.revision(), revised.present()));
+            }
+            @SuppressWarnings("unchecked")
+            R result = (R) revised.result();
+            return result;
+        }), key);
+    }
+
+    /**
+     * A failure from the member that owns the entry is its word, which may be anything (a member without the key
+     * throws what it likes): only our own refusals pass as they are, the rest is unavailable state, with the cause
+     * logged, since a fault of ours would look the same.
+     */
+    private <T> CompletionStage<T> trusted(CompletionStage<T> stage, String key) {
+        return stage.handle((value, error) -> {
+            if (error == null) {
+                return value;
+            }
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            if (cause instanceof org.farmgate.error.GatewayException known) {
+                throw known;
+            }
+            if (logged.size() < LOGGED_KEYS && logged.add("failed\0" + cause.getClass().getName())) {
+                LOG.warn("map {}, key {}: the call failed on the member that owns the entry (logged once per kind of "
+                        + "failure and map)", name, key, cause);
+            } else {
+                LOG.debug("map {}, key {}: the call failed on the member that owns the entry", name, key, cause);
+            }
+            throw new SharedStateUnavailableException("map " + name + ": the member that owns key " + key
+                    + " failed the call (" + cause.getClass().getSimpleName() + ")");
+        });
     }
 
     @Override
     public <P> CompletionStage<List<P>> query(Query<V, P> query) {
-        return inner.query(new SealedQuery<>(name, query)).thenApply(found -> {
+        long asked = fences.mark();
+        return trusted(inner.query(new SealedQuery<>(name, query)).thenApply(found -> {
             List<P> projections = new ArrayList<>(found.size());
             for (Object raw : found) {
-                V value = raw instanceof Sealed sealed ? open(sealed, sealed.key()) : open(raw, "?");
+                V value = raw instanceof Sealed sealed ? open(sealed, sealed.key(), asked) : open(raw, "?", asked);
                 if (value != null && query.matches(value)) {
                     projections.add(query.project(value));
                 }
             }
             return projections;
-        });
+        }), "(a query)");
     }
 
     @Override
@@ -98,19 +163,79 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
         return inner.awaitChange(key, max);
     }
 
-    private V open(Object raw, String key) {
+    private Fences.Fence fence(String key, long revision, boolean present) {
+        return new Fences.Fence(name, key, revision, present, policy.longestLife() == null ? 0
+                : RevisionClock.millisOf(revision) + policy.longestLife().toMillis());
+    }
+
+    private V open(Object raw, String key, long asked) {
         if (raw == null) {
             return null;
         }
         V value = raw instanceof Sealed sealed ? seal.open(sealed, name, key) : null;
         if (value == null) {
-            rejections.rejected(name);
-            if (logged.size() < LOGGED_KEYS && logged.add(key)) {
-                LOG.warn("map {}: the record under key {} does not carry a valid seal of the cluster key; it is "
-                        + "ignored (a member without the key wrote or garbled it)", name, key);
-            }
+            reject(key, "forged", "does not carry a valid seal of the cluster key; it is ignored (a member "
+                    + "without the key wrote or garbled it)");
+            return null;
         }
+        long revision = ((Sealed) raw).revision();
+        if (fences.isReplay(name, key, revision, asked) || outlived(revision)) {
+            reject(key, "replayed", "is older than the latest write of the entry this node knows of; it is ignored "
+                    + "(a member on the cluster network put back a copy)");
+            return null;
+        }
+        RevisionClock.JVM.follow(revision);
         return value;
+    }
+
+    private boolean outlived(long revision) {
+        return policy.longestLife() != null
+                && RevisionClock.millisOf(revision) + policy.longestLife().toMillis() < System.currentTimeMillis();
+    }
+
+    private void reject(String key, String reason, String what) {
+        rejections.rejected(name, reason);
+        if (logged.size() < LOGGED_KEYS && logged.add(reason + '\0' + key)) {
+            LOG.warn("map {}: the record under key {} {}", name, key, what);
+        }
+    }
+
+    /**
+     * Every write is an order the owner carries out, a plain store and a removal too: the owner gives the revision,
+     * above the one it holds, so two nodes writing one key at once (a sign-in renewed through two nodes) never
+     * leave the later write with the older revision, which every node would then take for a copy put back.
+     */
+    private record Put<V>(V value, Duration ttl) implements Update<V, Void> {
+
+        @Override
+        public Outcome<V, Void> apply(V current) {
+            return Outcome.storeFor(value, ttl, null);
+        }
+
+        @Override
+        public Outcome<V, Void> applyToStale(V stale) {
+            return apply(stale);
+        }
+
+        /** A new key (a token, a ticket, a share) has no older copy that grants more; a rewritten one may. */
+        @Override
+        public boolean narrows(V before, V after) {
+            return before != null;
+        }
+    }
+
+    /** Removes the entry, answering what it held; a copy put back is removed and answered as nothing. */
+    private record Take<V>() implements Update<V, V> {
+
+        @Override
+        public Outcome<V, V> apply(V current) {
+            return Outcome.store(null, current); // garbage under the key goes too
+        }
+
+        @Override
+        public Outcome<V, V> applyToStale(V stale) {
+            return Outcome.store(null, null);
+        }
     }
 
     /** Stores {@code value} if the entry is absent (or does not open); answers what was there. */
@@ -119,6 +244,17 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
         @Override
         public Outcome<V, V> apply(V current) {
             return current == null ? Outcome.store(value, null) : Outcome.keep(current);
+        }
+
+        @Override
+        public boolean narrows(V before, V after) {
+            return before != null;
+        }
+
+        /** A copy put back is no entry at all: the new value takes its place. */
+        @Override
+        public Outcome<V, V> applyToStale(V stale) {
+            return Outcome.store(value, null);
         }
     }
 }

@@ -9,29 +9,57 @@ import org.farmgate.router.store.Update;
  * signature the owner would be an oracle, sealing with the real key whatever value any member (one without the key
  * too) sent it in an update. The cluster key never travels.
  *
- * <p>A replayed signed update is still a valid one; what it can do is repeat an earlier write, which is the
- * denial of service a member on the cluster network can do anyway.
+ * <p>Freshness: the signed order carries what the sender knows of the entry's latest write ({@link Fences}). An
+ * entry older than that is a replay put back by a member on the cluster network, and the update is not decided on
+ * it (unless the update knows the whole truth itself, {@link Update#applyToStale}); nor is an absent entry the
+ * sender knows was written, where absence would grant more (a user's quota). A signed update is applied once, and
+ * only within {@link AppliedOrders#WINDOW} of being signed, so that copying an order and sending it again (an undrain,
+ * a place given back) does nothing either.
+ *
+ * <p>The answer is always a {@link Revised}: a member that answers anything else is not one of ours.
  */
-record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed signed) implements Update<Object, R> {
+record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed signed) implements Update<Object, Object> {
 
     /** The name updates are signed under: never a map's, so that a signed update never opens as a value. */
     static String updates(String map) {
         return map + "#update";
     }
 
+    /** What the sender signs: the update, the latest write it knows of, and whether absence would be stale. */
+    record Order<V, R>(Update<V, R> update, long floor, boolean absenceIsStale) implements Serializable {
+    }
+
     @Override
-    public Outcome<Object, R> apply(Object current) {
+    public Outcome<Object, Object> apply(Object current) {
         Seal seal = Seal.installed();
-        Update<V, R> update = seal.open(signed, updates(map), key);
-        if (update == null) {
+        Object opened = seal.open(signed, updates(map), key);
+        if (!(opened instanceof Order<?, ?> received)) {
             return Outcome.keep(null); // not sent by a holder of the cluster key: nothing happens
         }
-        V value = current instanceof Sealed sealed ? seal.open(sealed, map, key) : null;
-        Outcome<V, R> outcome = update.apply(value);
-        if (!outcome.write()) {
-            return Outcome.keep(outcome.result());
+        @SuppressWarnings("unchecked")
+        Order<V, R> order = (Order<V, R>) received;
+        if (!AppliedOrders.JVM.firstTime(signed)) {
+            return Outcome.keep(Revised.refused("the update was signed more than " + AppliedOrders.WINDOW.toSeconds()
+                    + " s ago or was applied already (a copy sent again)"));
         }
-        return Outcome.storeFor(outcome.value() == null ? null : seal.seal(map, key, outcome.value()), outcome.ttl(),
-                outcome.result());
+        Sealed stored = current instanceof Sealed sealed ? sealed : null;
+        V value = stored == null ? null : seal.open(stored, map, key);
+        long revision = value == null ? 0 : stored.revision();
+        boolean stale = value != null ? revision < order.floor() : order.absenceIsStale();
+        Outcome<V, R> outcome = stale ? order.update().applyToStale(value) : order.update().apply(value);
+        if (outcome == null) {
+            return Outcome.keep(Revised.refused("the entry is older than the latest write the sender knows of "
+                    + "(a copy put back by a member on the cluster network)"));
+        }
+        if (!outcome.write()) {
+            return Outcome.keep(new Revised<>(outcome.result(), 0, false, false, null));
+        }
+        long next = RevisionClock.JVM.next(Math.max(revision, order.floor()));
+        Sealed sealed = outcome.value() == null ? null : seal.seal(map, key, next, outcome.value());
+        // A write over a copy put back is always told: it is the truth the nodes must now hold to.
+        boolean fenced = stale || (value != null || outcome.value() != null)
+                && order.update().narrows(value, outcome.value());
+        return Outcome.storeFor(sealed, outcome.ttl(), new Revised<>(outcome.result(), next, sealed != null, fenced,
+                null));
     }
 }

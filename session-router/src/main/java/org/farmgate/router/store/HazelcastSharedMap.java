@@ -1,6 +1,8 @@
 package org.farmgate.router.store;
 
 import com.hazelcast.config.SerializerConfig;
+import com.hazelcast.core.HazelcastException;
+import com.hazelcast.core.MemberLeftException;
 import com.hazelcast.core.EntryEvent;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.IMap;
@@ -26,6 +28,8 @@ import java.util.concurrent.TimeUnit;
  * since 5.5, and needs none for this). Queries, which Hazelcast only offers blocking, run on {@code blocking}.
  */
 public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HazelcastSharedMap.class);
 
     private final IMap<K, V> map;
     private final Executor blocking;
@@ -67,8 +71,8 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
 
     @Override
     public <P> CompletionStage<List<P>> query(Query<V, P> query) {
-        return CompletableFuture.supplyAsync(() -> new ArrayList<>(map.project(new Projector<>(query),
-                new Filter<>(query))), blocking);
+        return unavailableOnFailure(CompletableFuture.supplyAsync(() -> new ArrayList<>(map.project(
+                new Projector<>(query), new Filter<>(query))), blocking));
     }
 
     @Override
@@ -87,10 +91,44 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
      */
     private static <T> CompletionStage<T> call(java.util.function.Supplier<CompletionStage<T>> operation) {
         try {
-            return operation.get();
+            return unavailableOnFailure(operation.get());
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            return CompletableFuture.failedFuture(unavailable(e));
         }
+    }
+
+    /**
+     * Hazelcast's own failures (a member leaving or gone, a timeout, a member without our classes or key answering
+     * with an error) become one the edge answers 503 to: they are the cluster's state, not a fault of the request.
+     */
+    private static <T> CompletionStage<T> unavailableOnFailure(CompletionStage<T> stage) {
+        return stage.handle((value, error) -> {
+            if (error != null) {
+                throw unavailable(error);
+            }
+            return value;
+        });
+    }
+
+    private static RuntimeException unavailable(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof java.util.concurrent.CompletionException
+                || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null
+                && !(cause instanceof MemberLeftException)) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof HazelcastException || cause instanceof MemberLeftException) {
+            LOG.debug("a cluster call failed", cause);
+            return new SharedStateUnavailableException("the cluster's shared state is unavailable here for now: "
+                    + cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": "
+                    + firstLine(cause.getMessage())));
+        }
+        return cause instanceof RuntimeException runtime ? runtime : new java.util.concurrent.CompletionException(cause);
+    }
+
+    private static String firstLine(String message) {
+        int end = message.indexOf('\n');
+        return end < 0 ? message : message.substring(0, end);
     }
 
     public IMap<K, V> map() {

@@ -1,5 +1,6 @@
 package org.farmgate.router.store;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -20,6 +21,16 @@ public final class LocalMembership implements Membership {
     @Override
     public Set<String> memberIds() {
         return Set.of(memberId);
+    }
+
+    @Override
+    public Map<String, String> addresses() {
+        return Map.of(memberId, "local");
+    }
+
+    @Override
+    public boolean expel(String memberId, String reason) {
+        return false;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.farmgate.router.store;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -9,6 +10,15 @@ public interface Membership {
     String localMemberId();
 
     Set<String> memberIds();
+
+    /** Every member's id with the address it joined from (host:port). */
+    Map<String, String> addresses();
+
+    /**
+     * Removes a member from the cluster, when this member coordinates: one that joined but never proved itself a
+     * node. False when this member cannot (it does not coordinate, or the member is gone).
+     */
+    boolean expel(String memberId, String reason);
 
     /**
      * Whether this member is the oldest: the one that cleans up after a departed member, so that the work is done

@@ -14,6 +14,26 @@ public interface Update<V, R> extends Serializable {
     Outcome<V, R> apply(V current);
 
     /**
+     * What to do when the entry is older than the latest write the caller knows of ({@code stale}, null when the
+     * entry is missing): a copy put back by a member on the cluster network. Null by default: nothing is decided on
+     * it and the caller is told the state is unavailable. An update that carries the whole truth of the entry (a
+     * node's own registry entry) overrides this to write it anyway, which is how such an entry heals.
+     */
+    default Outcome<V, R> applyToStale(V stale) {
+        return null;
+    }
+
+    /**
+     * Whether what this update wrote ({@code after}, null: removed) may grant less than what it replaced
+     * ({@code before}, null: nothing): then an old copy would grant more, and every node must hear of the write (a
+     * fence on the event bus). True unless the update says otherwise, since a fence too many costs a message and
+     * one too few lets a copy be put back.
+     */
+    default boolean narrows(V before, V after) {
+        return true;
+    }
+
+    /**
      * What an update decided: whether to write, the new value, how long it lives (null: until changed), and the
      * caller's answer. A time to live is kept by the member that owns the entry, on its clock alone.
      */

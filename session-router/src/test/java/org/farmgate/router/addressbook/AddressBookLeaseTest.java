@@ -3,11 +3,8 @@ package org.farmgate.router.addressbook;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -15,9 +12,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.router.store.LocalSharedMap;
+import org.farmgate.testkit.time.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,23 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class AddressBookLeaseTest {
 
-    private final AtomicLong millis = new AtomicLong(1_000_000);
-    private final Clock clock = new Clock() {
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis.get());
-        }
-    };
+    private final MutableClock clock = new MutableClock(Instant.ofEpochMilli(1_000_000));
     private final LocalSharedMap<String, AddressBook> books = new LocalSharedMap<>(clock);
     private final LocalSharedMap<String, AddressBookCache.Lease> leases = new LocalSharedMap<>(clock);
     private final ExecutorService pool = Executors.newCachedThreadPool();
@@ -63,7 +44,7 @@ class AddressBookLeaseTest {
         CompletableFuture<AddressBook> first = a.refresh().toCompletableFuture();
         slowA.started.await(10, TimeUnit.SECONDS);
         assertEquals("a", lease().nodeId());
-        millis.addAndGet(Duration.ofMinutes(3).toMillis()); // a's lease runs out while it still loads
+        clock.advance(Duration.ofMinutes(3)); // a's lease runs out while it still loads
         CompletableFuture<AddressBook> second = b.refresh().toCompletableFuture();
         slowB.started.await(10, TimeUnit.SECONDS);
         assertEquals("b", lease().nodeId());

@@ -1,18 +1,24 @@
 package org.farmgate.router.seal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.router.store.LocalSharedMap;
 import org.farmgate.router.store.Query;
+import org.farmgate.router.store.SharedStateUnavailableException;
 import org.farmgate.router.store.Update;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Records sealed with the cluster key: what opens, what does not, and a key rotation. */
+/** Records sealed with the cluster key: what opens, what does not, a key rotation, and copies put back. */
 class SealedMapTest {
 
     private static final byte[] KEY_A = "a-cluster-key-of-thirty-two-byte".getBytes();
@@ -20,13 +26,22 @@ class SealedMapTest {
 
     private final LocalSharedMap<String, Object> raw = new LocalSharedMap<>();
     private final List<String> rejected = new ArrayList<>();
+    private final Fences fences = new Fences();
     private SealedMap<String> map;
 
     @BeforeEach
     void seal() {
         Seal seal = new Seal(List.of(KEY_A));
         Seal.install(seal);
-        map = new SealedMap<>("farmgate.test", raw, seal, rejected::add);
+        map = sealed("farmgate.test", seal, fences);
+    }
+
+    private SealedMap<String> sealed(String name, Seal seal, Fences known) {
+        return sealed(name, seal, known, SealedMap.Policy.DEFAULT);
+    }
+
+    private SealedMap<String> sealed(String name, Seal seal, Fences known, SealedMap.Policy policy) {
+        return new SealedMap<>(name, raw, seal, known, policy, (map, reason) -> rejected.add(map + ":" + reason));
     }
 
     @Test
@@ -39,12 +54,12 @@ class SealedMapTest {
     @Test
     void aRecordWithoutAValidSealIsAbsentAndCounted() {
         join(raw.set("plain", "admin")); // a stranger's record, unsealed
-        join(raw.set("forged", new Sealed("farmgate.test", "forged", new byte[] {1, 2}, new byte[32])));
-        join(raw.set("other-key", new Seal(List.of(KEY_B)).seal("farmgate.test", "other-key", "admin")));
+        join(raw.set("forged", new Sealed("farmgate.test", "forged", 1, new byte[] {1, 2}, new byte[32])));
+        join(raw.set("other-key", new Seal(List.of(KEY_B)).seal("farmgate.test", "other-key", 1, "admin")));
         assertNull(join(map.get("plain")));
         assertNull(join(map.get("forged")));
         assertNull(join(map.get("other-key")), "sealed with a key this cluster does not have");
-        assertEquals(List.of("farmgate.test", "farmgate.test", "farmgate.test"), rejected);
+        assertEquals(List.of("farmgate.test:forged", "farmgate.test:forged", "farmgate.test:forged"), rejected);
     }
 
     @Test
@@ -54,7 +69,7 @@ class SealedMapTest {
         Object admin = join(raw.get("admin-token"));
         join(raw.set("viewer-token", admin)); // the admin record copied over the viewer's key
         assertNull(join(map.get("viewer-token")));
-        SealedMap<String> elsewhere = new SealedMap<>("farmgate.other", raw, new Seal(List.of(KEY_A)), rejected::add);
+        SealedMap<String> elsewhere = sealed("farmgate.other", new Seal(List.of(KEY_A)), fences);
         assertNull(join(elsewhere.get("admin-token")), "sealed for another map");
     }
 
@@ -74,11 +89,12 @@ class SealedMapTest {
     void duringARotationTheOldKeyStillOpensAndTheNewOneSeals() {
         join(map.set("k", "old"));
         Seal rotated = new Seal(List.of(KEY_B, KEY_A));
-        SealedMap<String> during = new SealedMap<>("farmgate.test", raw, rotated, rejected::add);
+        Seal.install(rotated); // owners seal what they store: this one is at the rotation's third stage
+        SealedMap<String> during = sealed("farmgate.test", rotated, fences);
         assertEquals("old", join(during.get("k")));
         join(during.set("k2", "new"));
         assertNull(join(map.get("k2")), "a node still on the old key alone cannot open the new seal");
-        SealedMap<String> after = new SealedMap<>("farmgate.test", raw, new Seal(List.of(KEY_B)), rejected::add);
+        SealedMap<String> after = sealed("farmgate.test", new Seal(List.of(KEY_B)), fences);
         assertEquals("new", join(after.get("k2")));
         assertNull(join(after.get("k")), "once the old key is dropped, its records no longer open");
     }
@@ -89,14 +105,156 @@ class SealedMapTest {
         // the stranger's value with the real key.
         Seal stranger = new Seal(List.of(KEY_B));
         SealedUpdate<String, String> unsigned = new SealedUpdate<>("farmgate.test", "k",
-                stranger.seal(SealedUpdate.updates("farmgate.test"), "k", new Append()));
+                stranger.seal(SealedUpdate.updates("farmgate.test"), "k", RevisionClock.JVM.next(0), order()));
         assertNull(join(raw.update("k", unsigned)));
         assertNull(join(map.get("k")), "nothing was stored");
         assertNull(join(raw.get("k")));
         // and a signed update is not a value: it does not open as one
-        Object signed = new Seal(List.of(KEY_A)).seal(SealedUpdate.updates("farmgate.test"), "k", new Append());
+        Object signed = new Seal(List.of(KEY_A)).seal(SealedUpdate.updates("farmgate.test"), "k",
+                RevisionClock.JVM.next(0), order());
         join(raw.set("k", signed));
         assertNull(join(map.get("k")));
+    }
+
+    @Test
+    void aRecordGivenAnotherRevisionDoesNotOpen() {
+        join(map.set("k", "admin"));
+        Sealed real = (Sealed) join(raw.get("k"));
+        join(raw.set("k", new Sealed(real.map(), real.key(), real.revision() + 1_000_000, real.payload(),
+                real.mac())));
+        assertNull(join(map.get("k")), "a copy made to look newer than the write that replaces it");
+    }
+
+    /** The attack in one map: a copy taken before a change and put back after it grants nothing. */
+    @Test
+    void aCopyPutBackAfterAChangeOrARemovalIsNotBelieved() {
+        join(map.set("token", "admin"));
+        Object before = join(raw.get("token"));
+        join(map.set("token", "viewer")); // narrowed
+        join(raw.set("token", before));
+        assertNull(join(map.get("token")));
+        assertEquals(List.of(), join(map.query(new All())), "nor in a query");
+
+        join(map.set("share", "live"));
+        Object live = join(raw.get("share"));
+        assertEquals("live", join(map.remove("share"))); // revoked
+        join(raw.set("share", live));
+        assertNull(join(map.get("share")));
+        assertNull(join(map.remove("share")), "spending it again finds nothing");
+        assertEquals(List.of("farmgate.test:replayed", "farmgate.test:replayed", "farmgate.test:replayed"), rejected);
+        join(map.set("share", "again")); // a new record under the key is believed
+        assertEquals("again", join(map.get("share")));
+    }
+
+    @Test
+    void anUpdateIsNotDecidedOnACopyPutBackUnlessItCarriesTheTruth() {
+        assertEquals("none", join(map.update("places", new Append())));
+        Object one = join(raw.get("places"));
+        assertEquals("x", join(map.update("places", new Append())));
+        join(raw.set("places", one));
+        CompletionException refused = assertThrows(CompletionException.class,
+                () -> join(map.update("places", new Append())));
+        assertInstanceOf(SharedStateUnavailableException.class, refused.getCause());
+        assertSame(one, join(raw.get("places")), "nothing was written on the copy");
+        assertEquals("truth", join(map.update("places", new Truth())), "an update that knows the whole entry heals it");
+        assertEquals("truth", join(map.get("places")));
+    }
+
+    @Test
+    void whereAbsenceGrantsMoreAnEntryDeletedBehindTheNodesBackIsNotDecidedOn() {
+        SealedMap<String> places = sealed("farmgate.places", new Seal(List.of(KEY_A)), fences,
+                new SealedMap.Policy(true, null));
+        join(places.update("alice", new Append()));
+        join(raw.remove("alice")); // a stranger's delete: alice would start from no place at all
+        assertThrows(CompletionException.class, () -> join(places.update("alice", new Append())));
+        assertNull(join(raw.get("alice")));
+        join(places.remove("alice")); // a node's own removal is a write like any other
+        assertEquals("none", join(places.update("alice", new Append())));
+    }
+
+    @Test
+    void aNodeDisbelievesACopyOnlyOnceItHeardOfTheWriteThatReplacedIt() {
+        Fences other = new Fences();
+        SealedMap<String> elsewhere = sealed("farmgate.test", new Seal(List.of(KEY_A)), other);
+        join(map.set("k", "admin"));
+        Object before = join(raw.get("k"));
+        join(map.set("k", "viewer"));
+        join(raw.set("k", before));
+        assertEquals("admin", join(elsewhere.get("k")), "not told: the window the fence's delivery leaves");
+        fences.snapshot().forEach(other::learn);
+        assertNull(join(elsewhere.get("k")));
+        fences.publishTo(other::learn);
+        join(map.set("k2", "admin"));
+        Object copy = join(raw.get("k2"));
+        join(map.remove("k2"));
+        join(raw.set("k2", copy));
+        assertNull(join(elsewhere.get("k2")), "told as it happens");
+    }
+
+    /** The benchmark's false alarm: a write's fence overtook the answer of a read sent before it. */
+    @Test
+    void aFenceHeardWhileAReadIsOnItsWayDoesNotMakeItsAnswerAReplay() {
+        join(map.set("k", "v1"));
+        java.util.concurrent.CompletableFuture<Object> inFlight = new java.util.concurrent.CompletableFuture<>();
+        @SuppressWarnings("unchecked")
+        org.farmgate.router.store.SharedMap<String, Object> slow = (org.farmgate.router.store.SharedMap<String, Object>)
+                java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {org.farmgate.router.store.SharedMap.class}, (proxy, method, args) ->
+                                method.getName().equals("get") ? inFlight : method.invoke(raw, args));
+        SealedMap<String> reader = new SealedMap<>("farmgate.test", slow, new Seal(List.of(KEY_A)), fences,
+                SealedMap.Policy.DEFAULT, (m, reason) -> rejected.add(m + ":" + reason));
+        Object current = join(raw.get("k"));
+        CompletionStage<String> read = reader.get("k"); // sent now, answered after the next write's fence
+        join(map.set("k", "v2"));
+        inFlight.complete(current);
+        assertEquals("v1", join(read), "the latest value when it was read");
+        assertEquals(List.of(), rejected);
+        assertEquals("v2", join(map.get("k")));
+    }
+
+    @Test
+    void aSignedOrderIsAppliedOnceAndOnlyWhileFresh() {
+        Seal seal = new Seal(List.of(KEY_A));
+        SealedUpdate<String, String> order = new SealedUpdate<>("farmgate.test", "k",
+                seal.seal(SealedUpdate.updates("farmgate.test"), "k", RevisionClock.JVM.next(0), order()));
+        assertEquals("none", ((Revised<?>) join(raw.update("k", order))).result());
+        Revised<?> again = (Revised<?>) join(raw.update("k", order));
+        assertNotNull(again.refused(), "the same order sent again (an undrain, a place given back) is refused");
+        assertEquals("x", join(map.get("k")));
+        long aMinuteAgo = (System.currentTimeMillis() - 60_000) << RevisionClock.COUNTER_BITS;
+        SealedUpdate<String, String> old = new SealedUpdate<>("farmgate.test", "k",
+                seal.seal(SealedUpdate.updates("farmgate.test"), "k", aMinuteAgo, order()));
+        assertNotNull(((Revised<?>) join(raw.update("k", old))).refused(), "an order signed a minute ago");
+        assertEquals("x", join(map.get("k")));
+    }
+
+    @Test
+    void aRecordOlderThanItsMapsLongestLifeIsDead() {
+        SealedMap<String> tickets = sealed("farmgate.tickets", new Seal(List.of(KEY_A)), fences,
+                new SealedMap.Policy(false, java.time.Duration.ofSeconds(30)));
+        Seal seal = new Seal(List.of(KEY_A));
+        long aMinuteAgo = (System.currentTimeMillis() - 60_000) << RevisionClock.COUNTER_BITS;
+        join(raw.set("t", seal.seal("farmgate.tickets", "t", aMinuteAgo, "ticket")));
+        assertNull(join(tickets.get("t")), "a ticket put back with a fresh time to live is still a minute old");
+        join(tickets.set("t2", "ticket"));
+        assertEquals("ticket", join(tickets.get("t2")));
+    }
+
+    private static SealedUpdate.Order<String, String> order() {
+        return new SealedUpdate.Order<>(new Append(), 0, false);
+    }
+
+    /** Writes "truth" whatever the entry holds, a copy put back included. */
+    private record Truth() implements Update<String, String> {
+        @Override
+        public Outcome<String, String> apply(String current) {
+            return Outcome.store("truth", "truth");
+        }
+
+        @Override
+        public Outcome<String, String> applyToStale(String stale) {
+            return apply(stale);
+        }
     }
 
     /** Appends "x", answering what was there ("none" when absent). */

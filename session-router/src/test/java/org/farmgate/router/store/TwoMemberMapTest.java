@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.farmgate.router.seal.Fences;
 import org.farmgate.router.seal.Seal;
 import org.farmgate.router.seal.SealSerializers;
 import org.farmgate.router.seal.Sealed;
@@ -92,7 +93,7 @@ class TwoMemberMapTest {
         SharedMap<String, String> plain = new HazelcastSharedMap<>(first.getMap("farmgate.plain"), blocking);
         SharedMap<String, String> sealed = new SealedMap<>("farmgate.sealed",
                 new HazelcastSharedMap<>(first.<String, Object>getMap("farmgate.sealed"), blocking),
-                new Seal(List.of(KEY)), map -> { });
+                new Seal(List.of(KEY)), new Fences(), SealedMap.Policy.DEFAULT, (map, reason) -> { });
         String plainKey = ownedBy(second, "plain");
         String sealedKey = ownedBy(second, "sealed");
         String plainStamp = plain.update(plainKey, new Stamp()).toCompletableFuture().join();
@@ -116,15 +117,16 @@ class TwoMemberMapTest {
         assertEquals(7102, replace.getType());
         assertEquals(new UpdateProcessor.Replace<>("v", null), serialization.toObject(replace));
 
-        Sealed record = new Seal(List.of(KEY)).seal("farmgate.sealed", "k", "v");
+        Sealed record = new Seal(List.of(KEY)).seal("farmgate.sealed", "k", 42, "v");
         Data data = serialization.toData(record);
         assertEquals(7001, data.getType());
         Sealed back = serialization.toObject(data);
         assertEquals(List.of("farmgate.sealed", "k"), List.of(back.map(), back.key()));
+        assertEquals(42, back.revision());
         assertArrayEquals(record.payload(), back.payload());
         assertArrayEquals(record.mac(), back.mac());
-        assertNull(((Sealed) serialization.toObject(serialization.toData(new Sealed("m", "k", null, null)))).mac());
-        Data tooLong = serialization.toData(new Sealed("m", "k", new byte[1], new byte[33]));
+        assertNull(((Sealed) serialization.toObject(serialization.toData(new Sealed("m", "k", 0, null, null)))).mac());
+        Data tooLong = serialization.toData(new Sealed("m", "k", 0, new byte[1], new byte[33]));
         assertThrows(HazelcastSerializationException.class, () -> serialization.toObject(tooLong),
                 "a proof longer than an HMAC-SHA256 is refused before it is read");
     }
