@@ -187,13 +187,6 @@ public final class SessionRouter {
         return registry.release(nodeId, sessionId);
     }
 
-    /** Forgets the snapshot: the next placement reads the registry (after a node joined, left or drained). */
-    public void invalidate() {
-        synchronized (viewLock) {
-            view = null;
-        }
-    }
-
     /** Why nothing fits, node by node, for the 503's body and the log. */
     static String explain(List<NodeLoad> nodes, Protocol protocol, DisplaySize display) {
         if (nodes.isEmpty()) {

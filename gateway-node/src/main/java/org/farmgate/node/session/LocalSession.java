@@ -66,11 +66,6 @@ public final class LocalSession {
         return info.sessionId();
     }
 
-    /** Whether the next client joins the running guacd connection rather than opening one. */
-    public synchronized boolean joins() {
-        return anchor != null && connectionId != null;
-    }
-
     /**
      * The handshake for this session: the creator's parameters, the checked address instead of the name, the
      * node's own drive directory when the session asked for a drive, the display fixed at creation (the cost was

@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.farmgate.model.NodeAddress;
 import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.metrics.NodeMetrics;
@@ -41,7 +40,6 @@ final class NodeRelay {
     private static final int RELAYS_PER_OWNER = 1_000_000;
 
     private final WebSocketClient client;
-    private final AtomicLong relayed = new AtomicLong();
     /** The browsers relayed now: a shutdown notice goes to them too. */
     private final Set<ServerWebSocket> browsers = ConcurrentHashMap.newKeySet();
     private final NodeMetrics metrics;
@@ -61,11 +59,6 @@ final class NodeRelay {
         this.client = vertx.createWebSocketClient(options);
     }
 
-    /** Sessions relayed to another node since start. */
-    long relayedSessions() {
-        return relayed.get();
-    }
-
     void relay(ServerWebSocket browser, String sessionId, NodeAddress owner, String ownerId, String ticket,
             List<String[]> forwardedParams) {
         StringBuilder uri = new StringBuilder(PATH).append(sessionId).append("?ticket=").append(ticket);
@@ -77,7 +70,6 @@ final class NodeRelay {
                 .onFailure(error -> LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
                         "node " + ownerId + " that holds the session is not reachable: " + error.getMessage()))
                 .onSuccess(upstream -> {
-                    relayed.incrementAndGet();
                     metrics.relayHop();
                     LOG.debug("session {}: relaying to node {}", sessionId, ownerId);
                     pipe(browser, upstream, ownerId);

@@ -92,10 +92,6 @@ public final class TunnelEndpoint {
         relay.tell(instruction);
     }
 
-    public long relayedSessions() {
-        return relay.relayedSessions();
-    }
-
     private void handle(RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
         if (!origins.allows(request)) {

@@ -131,10 +131,6 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
         return end < 0 ? message : message.substring(0, end);
     }
 
-    public IMap<K, V> map() {
-        return map;
-    }
-
     /** The stream forms of what these maps send between members; every member registers them. */
     public static List<SerializerConfig> serializers() {
         return List.of(
