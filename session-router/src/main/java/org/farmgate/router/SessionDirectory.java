@@ -107,12 +107,6 @@ public final class SessionDirectory {
             return current == null || current.nodeId().equals(info.nodeId()) ? Outcome.store(info, true)
                     : Outcome.keep(false);
         }
-
-        /** A session record grants nothing: the node that holds the session is its truth. */
-        @Override
-        public boolean narrows(SessionInfo before, SessionInfo after) {
-            return false;
-        }
     }
 
     private record RemoveOwnedBy(String nodeId) implements Update<SessionInfo, SessionInfo> {
@@ -121,12 +115,6 @@ public final class SessionDirectory {
         public Outcome<SessionInfo, SessionInfo> apply(SessionInfo current) {
             return current != null && current.nodeId().equals(nodeId) ? Outcome.store(null, current)
                     : Outcome.keep(null);
-        }
-
-        /** A session record grants nothing: the node that holds the session is its truth. */
-        @Override
-        public boolean narrows(SessionInfo before, SessionInfo after) {
-            return false;
         }
     }
 
@@ -139,12 +127,6 @@ public final class SessionDirectory {
             }
             SessionInfo lost = current.ended(SessionStatus.LOST, at, "node " + current.nodeId() + " left the cluster");
             return Outcome.store(lost, lost);
-        }
-
-        /** A session record grants nothing: the node that holds the session is its truth. */
-        @Override
-        public boolean narrows(SessionInfo before, SessionInfo after) {
-            return false;
         }
     }
 }

@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import org.farmgate.error.Failures;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.NodeState;
@@ -163,8 +163,7 @@ public final class SessionRouter {
         PlacementPolicy.Candidate candidate = candidates.next();
         return registry.reserve(candidate.nodeId(), sessionId, protocol, display, clock.instant())
                 .handle((result, error) -> {
-                    Throwable cause = error instanceof CompletionException && error.getCause() != null
-                            ? error.getCause() : error;
+                    Throwable cause = Failures.cause(error);
                     if (cause instanceof SharedStateUnavailableException) {
                         return attempt(sessionId, protocol, display, candidates); // this entry, not the cluster
                     }

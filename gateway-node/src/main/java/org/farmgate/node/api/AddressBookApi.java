@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.farmgate.error.ConflictException;
+import org.farmgate.error.Failures;
 import org.farmgate.error.GatewayException;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.error.NotFoundException;
@@ -210,10 +211,7 @@ public final class AddressBookApi {
     }
 
     private static Throwable translate(Throwable error) {
-        Throwable cause = error;
-        while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
+        Throwable cause = Failures.cause(error);
         if (cause instanceof AddressBookException book) {
             return book.status() == GuacamoleStatus.UPSTREAM_UNAVAILABLE
                     ? new UnavailableException("address book unavailable: " + book.getMessage()) : book;

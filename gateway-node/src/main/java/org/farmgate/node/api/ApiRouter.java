@@ -5,8 +5,7 @@ import io.vertx.core.http.HttpClosedException;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
+import org.farmgate.error.Failures;
 import org.farmgate.error.GatewayException;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.error.OverrunException;
@@ -34,11 +33,7 @@ public final class ApiRouter {
     }
 
     private static void renderFailure(RoutingContext ctx, int maxBodyBytes) {
-        Throwable failure = ctx.failure();
-        while ((failure instanceof CompletionException || failure instanceof ExecutionException)
-                && failure.getCause() != null) {
-            failure = failure.getCause();
-        }
+        Throwable failure = Failures.cause(ctx.failure());
         if (failure instanceof GatewayException known) {
             Responses.error(ctx, known);
             return;

@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import org.farmgate.error.Failures;
 
 /**
  * The cluster's answers (Hazelcast's and the shared maps' {@link CompletionStage}s) as Vert.x futures: completed back
@@ -16,12 +17,7 @@ public final class Stages {
     }
 
     public static <T> Future<T> await(Vertx vertx, CompletionStage<T> stage) {
-        return Future.fromCompletionStage(stage, vertx.getOrCreateContext()).recover(error -> {
-            Throwable cause = error;
-            while (cause instanceof CompletionException && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            return Future.failedFuture(cause);
-        });
+        return Future.fromCompletionStage(stage, vertx.getOrCreateContext())
+                .recover(error -> Future.failedFuture(Failures.cause(error)));
     }
 }

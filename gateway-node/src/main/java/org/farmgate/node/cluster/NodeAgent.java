@@ -3,6 +3,7 @@ package org.farmgate.node.cluster;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.farmgate.model.NodeLimits;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.ReservationBook;
 import org.farmgate.node.config.NodeConfig;
+import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
 import org.farmgate.router.registry.Liveness;
@@ -63,7 +65,7 @@ public final class NodeAgent {
     private volatile NodeLoad lastPublished;
     /** Whether this node is drained, as it last heard: from its own entry, or from the node that drained it. */
     private volatile boolean drainSeen;
-    private io.vertx.core.eventbus.MessageConsumer<Boolean> drains;
+    private MessageConsumer<Boolean> drains;
     private long heartbeatTimer = -1;
     private long probeTimer = -1;
     private Context context;
@@ -291,7 +293,7 @@ public final class NodeAgent {
     }
 
     private static String drainAddress(String nodeId) {
-        return "farmgate.node." + nodeId + ".drained";
+        return NodeMessenger.address(nodeId, "drained");
     }
 
     public NodeLoad lastPublished() {

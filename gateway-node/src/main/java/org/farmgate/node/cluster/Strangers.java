@@ -4,12 +4,15 @@ import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.router.store.Membership;
 import org.slf4j.Logger;
@@ -46,8 +49,8 @@ public final class Strangers {
     private final Set<String> told = new HashSet<>();
     private final Set<String> expelled = new HashSet<>();
     private volatile List<Stranger> current = List.of();
-    private final java.util.Deque<Stranger> expelledRecently = new java.util.ArrayDeque<>();
-    private final java.util.concurrent.atomic.AtomicLong expulsions = new java.util.concurrent.atomic.AtomicLong();
+    private final Deque<Stranger> expelledRecently = new ArrayDeque<>();
+    private final AtomicLong expulsions = new AtomicLong();
     private long timer = -1;
 
     public Strangers(Membership membership, Duration grace, boolean expel, Clock clock) {

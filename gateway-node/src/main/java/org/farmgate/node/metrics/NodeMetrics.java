@@ -125,8 +125,10 @@ public final class NodeMetrics {
                 .description("The host's available memory (cgroup-aware)").register(registry);
     }
 
-    /** Members of the cluster that have not proven themselves nodes (see {@code Strangers}). */
-    /** {@code source} is held by the node for its life: Micrometer keeps only a weak reference to it. */
+    /**
+     * Members of the cluster that have not proven themselves nodes (see {@code Strangers}), and those expelled.
+     * {@code source} is held by the node for its life: Micrometer keeps only a weak reference to it.
+     */
     public <T> void bindStrangers(T source, ToDoubleFunction<T> current, ToDoubleFunction<T> expelled) {
         Gauge.builder("farmgate_cluster_strangers", source, current)
                 .description("Members of the cluster past their grace without a registry entry sealed with the "

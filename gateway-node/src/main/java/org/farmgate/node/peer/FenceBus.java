@@ -137,9 +137,8 @@ public final class FenceBus implements Fences.Channel {
     }
 
     static List<Fences.Fence> decode(Buffer in) {
-        int[] at = {0};
         int count = in.getInt(0);
-        at[0] = 4;
+        int[] at = {4}; // where the next field starts, moved on by each read
         if (count < 0 || count > in.length() / 25) {
             throw new IllegalArgumentException("a batch claiming " + count + " fences in " + in.length() + " bytes");
         }

@@ -45,7 +45,8 @@ public final class NodeMessenger {
         this.timeoutMs = timeoutMs;
     }
 
-    static String address(String nodeId, String action) {
+    /** Where a node hears of {@code action}: a request it serves, or a notice published to it. */
+    public static String address(String nodeId, String action) {
         return "farmgate.node." + nodeId + "." + action;
     }
 

@@ -146,9 +146,9 @@ public final class ClusterRuntime {
             SealedMap.Policy plain = SealedMap.Policy.DEFAULT;
             // Tickets and pending sign-ins live seconds to minutes: a copy older than that is dead whatever its time
             // to live in the map says (a stranger that puts one back chooses that), and their fences can go then.
-            SealedMap.Policy ticket = new SealedMap.Policy(false, TicketService.LIFETIME.multipliedBy(2));
+            SealedMap.Policy ticket = new SealedMap.Policy(false, TicketService.LIFETIME.multipliedBy(2), true);
             nodes = shared(hazelcast, NODES, seal, plain, rejections);
-            sessions = shared(hazelcast, SESSIONS, seal, plain, rejections);
+            sessions = shared(hazelcast, SESSIONS, seal, SealedMap.Policy.GRANTS_NOTHING, rejections);
             tokens = shared(hazelcast, TOKENS, seal, plain, rejections);
             tokenNames = shared(hazelcast, TOKEN_NAMES, seal, plain, rejections);
             tickets = shared(hazelcast, TICKETS, seal, ticket, rejections);
@@ -156,11 +156,12 @@ public final class ClusterRuntime {
             shares = shared(hazelcast, SHARES, seal, plain, rejections);
             logins = shared(hazelcast, LOGINS, seal, plain, rejections);
             loginFlows = shared(hazelcast, LOGIN_FLOWS, seal, new SealedMap.Policy(false,
-                    OidcSignIn.PENDING_LIFETIME.multipliedBy(2)), rejections);
+                    OidcSignIn.PENDING_LIFETIME.multipliedBy(2), true), rejections);
             // A user's places: a missing entry grants every place, so one deleted since a write is not believed.
-            userSessions = shared(hazelcast, USER_SESSIONS, seal, new SealedMap.Policy(true, null), rejections);
+            userSessions = shared(hazelcast, USER_SESSIONS, seal, new SealedMap.Policy(true, null, true), rejections);
             addressBooks = shared(hazelcast, ADDRESSBOOK, seal, plain, rejections);
-            addressBookLeases = shared(hazelcast, ADDRESSBOOK_LEASE, seal, plain, rejections);
+            addressBookLeases = shared(hazelcast, ADDRESSBOOK_LEASE, seal, SealedMap.Policy.GRANTS_NOTHING,
+                    rejections);
         }
     }
 

@@ -207,12 +207,6 @@ public final class AddressBookCache {
         public Outcome<Lease, Boolean> apply(Lease current) {
             return current != null ? Outcome.keep(false) : Outcome.storeFor(lease, ttl, true);
         }
-
-        /** A lease grants no access; an old one put back only delays a reload. */
-        @Override
-        public boolean narrows(Lease before, Lease after) {
-            return false;
-        }
     }
 
     /** Removes the lease only if it is still the claim {@code token} made. */
@@ -222,12 +216,6 @@ public final class AddressBookCache {
         public Outcome<Lease, Boolean> apply(Lease current) {
             return current != null && current.token().equals(token) ? Outcome.store(null, true)
                     : Outcome.keep(false);
-        }
-
-        /** A lease grants no access; an old one put back only delays a reload. */
-        @Override
-        public boolean narrows(Lease before, Lease after) {
-            return false;
         }
     }
 }

@@ -2,10 +2,12 @@ package org.farmgate.router.seal;
 
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +60,7 @@ public final class Fences {
     }
 
     private final Map<String, Known> latest = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong heard = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong heard = new AtomicLong();
     private final RevisionClock clock;
     private final LongSupplier millis;
     private final AtomicInteger sinceSweep = new AtomicInteger();
@@ -158,10 +160,6 @@ public final class Fences {
         latest.clear();
     }
 
-    public int size() {
-        return latest.size();
-    }
-
     private void sweep() {
         long now = millis.getAsLong();
         latest.values().removeIf(known -> expired(known.fence(), now));
@@ -173,7 +171,7 @@ public final class Fences {
                         + "their keys could be replayed", LIMIT);
             }
             List<Known> oldest = new ArrayList<>(latest.values());
-            oldest.sort(java.util.Comparator.comparingLong(known -> known.fence().revision()));
+            oldest.sort(Comparator.comparingLong(known -> known.fence().revision()));
             // Down to nine tenths, so that the sort is not paid again at the next sweep.
             oldest.subList(0, oldest.size() - LIMIT * 9 / 10).forEach(known -> latest.remove(
                     id(known.fence().map(), known.fence().key()), known));

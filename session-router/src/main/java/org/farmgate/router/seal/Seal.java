@@ -20,8 +20,7 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * Seals values with the cluster key and opens them again: HMAC-SHA256 over the map's name, the key, the revision and
  * the value's bytes, so that a record moved under another key or into another map, or given another revision, does
- * not open. The first key seals; every
- * key opens, which lets the cluster key rotate without a cluster stop.
+ * not open. The first key seals; every key opens, which lets the cluster key rotate without a cluster stop.
  *
  * <p>The bytes sealed are the value's Java serialization, kept as they are: no canonical form is needed, and they
  * are only deserialised after the proof checked, through a filter that admits the project's and the JDK's classes.
@@ -65,11 +64,19 @@ public final class Seal {
     }
 
     public Sealed seal(String map, String key, long revision, Serializable value) {
-        byte[] payload = serialize(value);
-        Sealed sealed = new Sealed(map, key, revision, payload, mac(keys.get(0), map, key, revision, payload));
+        Sealed sealed = sign(map, key, revision, value);
         // The member that owns an entry updates it next: it opens what it sealed without deserialising it again.
         remember(memo(map, key, revision, sealed.mac()), value);
         return sealed;
+    }
+
+    /**
+     * Seals something that is opened once and never read again (a signed update), so it is not remembered: each
+     * update's order would otherwise push out of the memo the values that are read again and again.
+     */
+    public Sealed sign(String map, String key, long revision, Serializable value) {
+        byte[] payload = serialize(value);
+        return new Sealed(map, key, revision, payload, mac(keys.get(0), map, key, revision, payload));
     }
 
     /**
@@ -78,8 +85,7 @@ public final class Seal {
      */
     @SuppressWarnings("unchecked")
     public <V> V open(Sealed sealed, String map, String key) {
-        if (sealed == null || !map.equals(sealed.map()) || !key.equals(sealed.key()) || sealed.payload() == null
-                || sealed.mac() == null) {
+        if (!addressed(sealed, map, key)) {
             return null;
         }
         String memo = memo(map, key, sealed.revision(), sealed.mac());
@@ -87,19 +93,31 @@ public final class Seal {
         if (known != null) {
             return (V) known;
         }
+        V value = checked(sealed, map, key);
+        if (value != null) {
+            remember(memo, value);
+        }
+        return value;
+    }
+
+    /** {@link #open} for what {@link #sign} made: checked every time, never remembered. */
+    public <V> V openSigned(Sealed sealed, String map, String key) {
+        return addressed(sealed, map, key) ? checked(sealed, map, key) : null;
+    }
+
+    private static boolean addressed(Sealed sealed, String map, String key) {
+        return sealed != null && map.equals(sealed.map()) && key.equals(sealed.key()) && sealed.payload() != null
+                && sealed.mac() != null;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <V> V checked(Sealed sealed, String map, String key) {
         boolean valid = false;
         for (Mac candidate : keys) {
             valid |= MessageDigest.isEqual(mac(candidate, map, key, sealed.revision(), sealed.payload()),
                     sealed.mac());
         }
-        if (!valid) {
-            return null;
-        }
-        V value = (V) deserialize(sealed.payload());
-        if (value != null) {
-            remember(memo, value);
-        }
-        return value;
+        return valid ? (V) deserialize(sealed.payload()) : null;
     }
 
     /** Values are immutable records: what opened (or was sealed) under a proof is what that proof stands for. */

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import org.farmgate.error.Failures;
+import org.farmgate.error.GatewayException;
 import org.farmgate.router.store.Query;
 import org.farmgate.router.store.SharedMap;
 import org.farmgate.router.store.SharedStateUnavailableException;
@@ -42,10 +44,15 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
         void rejected(String map, String reason);
     }
 
-    /** How a map's records live: whether absence grants more, and how old a record may be at most (null: any age). */
-    public record Policy(boolean absenceGrants, Duration longestLife) {
+    /**
+     * How a map's records live: whether absence grants more, how old a record may be at most (null: any age), and
+     * whether a record grants access at all: no write of a map whose records grant nothing (session records, of which
+     * the node that holds the session is the truth; the address book's load lease) is fenced, whatever the update.
+     */
+    public record Policy(boolean absenceGrants, Duration longestLife, boolean grantsAccess) {
 
-        public static final Policy DEFAULT = new Policy(false, null);
+        public static final Policy DEFAULT = new Policy(false, null, true);
+        public static final Policy GRANTS_NOTHING = new Policy(false, null, false);
     }
 
     private final String name;
@@ -98,7 +105,7 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
         Fences.Fence known = fences.of(name, key);
         SealedUpdate.Order<V, R> order = new SealedUpdate.Order<>(update, known == null ? 0 : known.revision(),
                 policy.absenceGrants() && known != null && known.present());
-        Sealed signed = seal.seal(SealedUpdate.updates(name), key, RevisionClock.JVM.next(0), order);
+        Sealed signed = seal.sign(SealedUpdate.updates(name), key, RevisionClock.JVM.next(0), order);
         return trusted(inner.update(key, new SealedUpdate<V, R>(name, key, signed)).thenApply(answer -> {
             if (!(answer instanceof Revised<?> revised)) {
                 throw new SharedStateUnavailableException("map " + name + ": the member that owns key " + key
@@ -108,7 +115,7 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
                 rejections.rejected(name, "replayed");
                 throw new SharedStateUnavailableException("map " + name + ", key " + key + ": " + revised.refused());
             }
-            if (revised.fenced()) {
+            if (revised.fenced() && policy.grantsAccess()) {
                 fences.wrote(fence(key, revised.revision(), revised.present()));
             }
             @SuppressWarnings("unchecked")
@@ -127,9 +134,8 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
             if (error == null) {
                 return value;
             }
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                    ? error.getCause() : error;
-            if (cause instanceof org.farmgate.error.GatewayException known) {
+            Throwable cause = Failures.cause(error);
+            if (cause instanceof GatewayException known) {
                 throw known;
             }
             if (logged.size() < LOGGED_KEYS && logged.add("failed\0" + cause.getClass().getName())) {

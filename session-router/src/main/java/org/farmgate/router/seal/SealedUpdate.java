@@ -32,7 +32,7 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
     @Override
     public Outcome<Object, Object> apply(Object current) {
         Seal seal = Seal.installed();
-        Object opened = seal.open(signed, updates(map), key);
+        Object opened = seal.openSigned(signed, updates(map), key);
         if (!(opened instanceof Order<?, ?> received)) {
             return Outcome.keep(null); // not sent by a holder of the cluster key: nothing happens
         }

@@ -18,9 +18,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import org.farmgate.error.Failures;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link SharedMap} on a Hazelcast {@link IMap}. Single-key operations use Hazelcast's asynchronous calls;
@@ -29,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(HazelcastSharedMap.class);
+    private static final Logger LOG = LoggerFactory.getLogger(HazelcastSharedMap.class);
 
     private final IMap<K, V> map;
     private final Executor blocking;
@@ -111,19 +115,14 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
     }
 
     private static RuntimeException unavailable(Throwable error) {
-        Throwable cause = error;
-        while ((cause instanceof java.util.concurrent.CompletionException
-                || cause instanceof java.util.concurrent.ExecutionException) && cause.getCause() != null
-                && !(cause instanceof MemberLeftException)) {
-            cause = cause.getCause();
-        }
+        Throwable cause = Failures.cause(error);
         if (cause instanceof HazelcastException || cause instanceof MemberLeftException) {
             LOG.debug("a cluster call failed", cause);
             return new SharedStateUnavailableException("the cluster's shared state is unavailable here for now: "
                     + cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": "
                     + firstLine(cause.getMessage())));
         }
-        return cause instanceof RuntimeException runtime ? runtime : new java.util.concurrent.CompletionException(cause);
+        return cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
     }
 
     private static String firstLine(String message) {

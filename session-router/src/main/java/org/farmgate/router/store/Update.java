@@ -27,7 +27,7 @@ public interface Update<V, R> extends Serializable {
      * Whether what this update wrote ({@code after}, null: removed) may grant less than what it replaced
      * ({@code before}, null: nothing): then an old copy would grant more, and every node must hear of the write (a
      * fence on the event bus). True unless the update says otherwise, since a fence too many costs a message and
-     * one too few lets a copy be put back.
+     * one too few lets a copy be put back. A map whose records grant nothing is not fenced at all (its policy).
      */
     default boolean narrows(V before, V after) {
         return true;

@@ -163,7 +163,7 @@ class SealedMapTest {
     @Test
     void whereAbsenceGrantsMoreAnEntryDeletedBehindTheNodesBackIsNotDecidedOn() {
         SealedMap<String> places = sealed("farmgate.places", new Seal(List.of(KEY_A)), fences,
-                new SealedMap.Policy(true, null));
+                new SealedMap.Policy(true, null, true));
         join(places.update("alice", new Append()));
         join(raw.remove("alice")); // a stranger's delete: alice would start from no place at all
         assertThrows(CompletionException.class, () -> join(places.update("alice", new Append())));
@@ -231,7 +231,7 @@ class SealedMapTest {
     @Test
     void aRecordOlderThanItsMapsLongestLifeIsDead() {
         SealedMap<String> tickets = sealed("farmgate.tickets", new Seal(List.of(KEY_A)), fences,
-                new SealedMap.Policy(false, java.time.Duration.ofSeconds(30)));
+                new SealedMap.Policy(false, java.time.Duration.ofSeconds(30), true));
         Seal seal = new Seal(List.of(KEY_A));
         long aMinuteAgo = (System.currentTimeMillis() - 60_000) << RevisionClock.COUNTER_BITS;
         join(raw.set("t", seal.seal("farmgate.tickets", "t", aMinuteAgo, "ticket")));
