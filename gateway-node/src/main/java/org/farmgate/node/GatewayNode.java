@@ -54,7 +54,11 @@ import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionDrives;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
+import org.farmgate.node.session.OpenEndpoint;
+import org.farmgate.node.session.SessionCreation;
+import org.farmgate.node.session.SessionEvents;
 import org.farmgate.node.session.SessionService;
+import org.farmgate.node.session.SessionTargets;
 import org.farmgate.node.share.ShareService;
 import org.farmgate.node.signin.OidcSignIn;
 import org.farmgate.node.tunnel.OriginPolicy;
@@ -80,6 +84,7 @@ public final class GatewayNode {
     private final Vertx vertx;
     private final NodeConfig config;
     private final SessionHost host;
+    private final SessionEvents events;
     private final GuacdClient guacd;
     private final NodeAgent agent;
     private final PeerChannels peers;
@@ -118,8 +123,10 @@ public final class GatewayNode {
         SessionQuota quota = new SessionQuota(runtime.userSessions());
         SessionDirectory directory = new SessionDirectory(runtime.sessions());
         SessionDrives drives = new SessionDrives(vertx, config.drives());
-        SessionLedger ledger = new SessionLedger(config.nodeId(), directory, sessionRouter, quota, metrics::ended,
-                drives, clock);
+        this.events = new SessionEvents();
+        events.subscribe(SessionEvents.countingEnds(metrics::ended));
+        events.subscribe(drives::onEvent);
+        SessionLedger ledger = new SessionLedger(config.nodeId(), directory, registry, quota, events, clock);
         this.host = new SessionHost(vertx, config.nodeId(), new SessionHost.Limits(config.pendingTimeout(),
                 config.maxSessionDuration(), config.finishedRetention(), config.reattachGrace(),
                 config.shares().maxWatchers()), ledger, drives, clock);
@@ -146,23 +153,27 @@ public final class GatewayNode {
         this.orphanRecords = new OrphanRecords(vertx, config.nodeId(), directory, host, ledger, OrphanRecords.ROUND);
         NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
         this.peers = new PeerChannels(messenger, config.nodeId());
-        SessionService sessions = new SessionService(vertx, config.nodeId(), config.targets(), config.userLimits(),
-                config.costModel(), host, directory, sessionRouter, quota, ledger, messenger, drives, metrics);
+        SessionTargets targets = new SessionTargets(vertx, config.targets());
+        OpenEndpoint openEndpoint = new OpenEndpoint(vertx, config.nodeId(), targets, config.userLimits(), host,
+                quota, drives, messenger);
+        SessionCreation creation = new SessionCreation(vertx, targets, config.userLimits(), config.costModel(),
+                sessionRouter, registry, quota, directory, openEndpoint, metrics);
+        SessionService sessions = new SessionService(vertx, config.nodeId(), directory, host, ledger, openEndpoint);
         ShareService shares = new ShareService(vertx, config.nodeId(), runtime.shares(), directory, host, tickets,
                 messenger, config.shares(), clock);
         metrics.bind(() -> host.live().stream().map(LocalSession::info).toList(), agent::lastPublished);
         metrics.bindStrangers(strangers, s -> s.current().size(), Strangers::expulsions);
-        sessions.serve();
+        openEndpoint.serve();
         shares.serve();
         this.addressBook = AddressBookRuntime.start(config.addressBook(), config.nodeId(), runtime, metrics, clock);
         if (addressBook != null) {
-            sessions.addressBook(addressBook.cache().source());
+            openEndpoint.addressBook(addressBook.cache().source());
         }
 
         this.router = ApiRouter.create(vertx, config.maxBodyBytes());
         new HealthApi(config.nodeId(), new Readiness(agent, runtime, config.guacdHost() + ":" + config.guacdPort(),
                 addressBook == null ? null : addressBook.cache())).mount(router);
-        new SessionsApi(sessions, metrics, config.pendingTimeout().toSeconds()).mount(router, auth);
+        new SessionsApi(creation, sessions, metrics, config.pendingTimeout().toSeconds()).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new SharesApi(shares).mount(router, auth);
         new MeApi(vertx, config.oidc().enabled(), tokens, logins).mount(router, auth);
@@ -171,7 +182,7 @@ public final class GatewayNode {
         }
         new ClusterApi(vertx, registry, agent, quota, strangers).mount(router, auth);
         if (addressBook != null) {
-            new AddressBookApi(vertx, addressBook.cache(), sessions,
+            new AddressBookApi(vertx, addressBook.cache(), creation,
                     config.pendingTimeout().toSeconds()).mount(router, auth);
         }
         this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), config.security(), auth, tickets, relayTickets,
@@ -186,6 +197,11 @@ public final class GatewayNode {
         tunnels.mount(router);
         this.relayRouter = Router.router(vertx);
         tunnels.mountRelay(relayRouter);
+    }
+
+    /** Where this node tells each step of its sessions' lives: subscribe here to hear them. */
+    public SessionEvents sessionEvents() {
+        return events;
     }
 
     /** Starts a node on this machine, joining its cluster; {@code adminToken} is the bootstrap admin token. */

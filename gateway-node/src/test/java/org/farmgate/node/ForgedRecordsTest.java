@@ -13,7 +13,7 @@ import org.farmgate.model.NodeLoad;
 import org.farmgate.model.Role;
 import org.farmgate.node.auth.Secrets;
 import org.farmgate.node.auth.TokenRecord;
-import org.farmgate.node.runtime.ClusterRuntime;
+import org.farmgate.node.runtime.ClusterMaps;
 import org.farmgate.router.seal.Sealed;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,10 +43,10 @@ class ForgedRecordsTest {
         String token = "attacker-token-0123456789abcdef0123456789abcdef";
         String hash = Secrets.sha256Hex(token);
         TokenRecord admin = new TokenRecord("tok_mallory", "mallory", Role.ADMIN, Set.of(), Instant.now(), null, hash);
-        IMap<String, Object> tokens = map(ClusterRuntime.TOKENS);
+        IMap<String, Object> tokens = map(ClusterMaps.TOKENS.name());
         tokens.set(hash, admin); // unsealed, as a member without the key would write it
         assertEquals(401, cluster.node(1).request("GET", "/api/sessions", token, null).statusCode());
-        tokens.set(hash, new Sealed(ClusterRuntime.TOKENS, hash, 1, new byte[] {1}, new byte[32])); // a guessed seal
+        tokens.set(hash, new Sealed(ClusterMaps.TOKENS.name(), hash, 1, new byte[] {1}, new byte[32])); // a guessed seal
         assertEquals(401, cluster.node(2).request("GET", "/api/sessions", token, null).statusCode());
         assertTrue(cluster.node(1).request("GET", "/metrics", null, null).body()
                 .contains("farmgate_shared_records_rejected_total{map=\"farmgate.tokens\",reason=\"forged\"}"));
@@ -54,7 +54,7 @@ class ForgedRecordsTest {
 
     @Test
     void aForgedRegistryEntryPlacesNothingAndRedirectsNothing() throws Exception {
-        IMap<String, Object> nodes = map(ClusterRuntime.NODES);
+        IMap<String, Object> nodes = map(ClusterMaps.NODES.name());
         NodeLoad real = cluster.node(1).node.agent().lastPublished();
         // node-1 with a huge budget and an address of the attacker's choosing: would win every placement
         NodeLoad forged = new NodeLoad("node-evil", new NodeAddress(real.address().memberId(), "203.0.113.9", 443,

@@ -22,15 +22,17 @@ class PingFloodTest {
 
     private static final long MOST_BYTES = 64L * 1024 * 1024;
 
-    private static boolean staysFull(WsClient client, Duration length) throws InterruptedException {
-        long end = System.nanoTime() + length.toNanos();
-        while (System.nanoTime() < end) {
-            if (!client.socket().writeQueueFull()) {
-                return false;
-            }
-            Thread.sleep(50);
+    /** A thousand pings in one message: 27 KB of echoes the node owes the client. */
+    private static final String PINGS = "0.,4.ping,13.1234567890123;".repeat(1000);
+
+    /** Sends pings while the client's own queue has room, up to {@code most} bytes in all; returns what it sent. */
+    private static long flood(WsClient client, long sentBefore, long most) {
+        long sent = sentBefore;
+        while (sent < most && !client.socket().isClosed() && !client.socket().writeQueueFull()) {
+            client.send(PINGS);
+            sent += PINGS.length();
         }
-        return true;
+        return sent;
     }
 
     @Test
@@ -40,19 +42,12 @@ class PingFloodTest {
             try (WsClient client = node.attach(session)) {
                 client.awaitInstruction("sync");
                 client.socket().pause();
-                StringBuilder batch = new StringBuilder();
-                for (int i = 0; i < 1000; i++) {
-                    batch.append("0.,4.ping,13.1234567890123;");
-                }
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (System.nanoTime() < deadline && !client.socket().isClosed()
-                        && node.session(session.sessionId()).status() == SessionStatus.ACTIVE) {
-                    if (!client.socket().writeQueueFull()) {
-                        client.send(batch.toString());
-                    } else {
-                        Thread.sleep(50);
-                    }
-                }
+                Awaitility.await("the session ends").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                        .until(() -> {
+                            flood(client, 0, Long.MAX_VALUE);
+                            return client.socket().isClosed()
+                                    || node.session(session.sessionId()).status() != SessionStatus.ACTIVE;
+                        });
                 node.awaitStatus(session.sessionId(), SessionStatus.ERROR);
                 String reason = node.session(session.sessionId()).endReason();
                 assertTrue(reason.contains("read nothing for 3 s"), reason);
@@ -68,28 +63,24 @@ class PingFloodTest {
             try (WsClient client = node.attach(session)) {
                 client.awaitInstruction("sync");
                 client.socket().pause(); // reads nothing from here on
-                StringBuilder batch = new StringBuilder();
-                for (int i = 0; i < 1000; i++) {
-                    batch.append("0.,4.ping,13.1234567890123;");
-                }
-                String message = batch.toString();
-                long sent = 0;
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-                boolean held = false;
-                while (sent < MOST_BYTES && System.nanoTime() < deadline) {
-                    if (client.socket().writeQueueFull()) {
-                        // A burst fills the client's own queue for a moment; a node that stopped reading keeps it full.
-                        held = staysFull(client, Duration.ofSeconds(2));
-                        if (held) {
-                            break;
-                        }
-                        continue;
-                    }
-                    client.send(message);
-                    sent += message.length();
-                }
-                assertTrue(held, "the node read all " + sent / (1024 * 1024)
-                        + " MB of pings without the client reading one echo");
+                long[] sent = {0};
+                long[] fullSince = {0};
+                Awaitility.await("the node stops reading pings whose echoes the client does not read")
+                        .atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                            if (!client.socket().writeQueueFull()) {
+                                fullSince[0] = 0;
+                                sent[0] = flood(client, sent[0], MOST_BYTES);
+                                assertTrue(sent[0] < MOST_BYTES, "the node read all " + sent[0] / (1024 * 1024)
+                                        + " MB of pings without the client reading one echo");
+                                return false;
+                            }
+                            // A burst fills the client's own queue for a moment; a node that stopped reading keeps
+                            // it full.
+                            if (fullSince[0] == 0) {
+                                fullSince[0] = System.nanoTime();
+                            }
+                            return System.nanoTime() - fullSince[0] >= TimeUnit.SECONDS.toNanos(2);
+                        });
 
                 client.socket().resume();
                 client.socket().fetch(Long.MAX_VALUE);

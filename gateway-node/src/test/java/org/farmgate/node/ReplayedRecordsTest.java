@@ -27,7 +27,7 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.LoginSessions;
 import org.farmgate.node.auth.Secrets;
-import org.farmgate.node.runtime.ClusterRuntime;
+import org.farmgate.node.runtime.ClusterMaps;
 import org.farmgate.router.seal.Fences;
 import org.farmgate.testkit.client.WsClient;
 import org.farmgate.testkit.vault.SyntheticVault;
@@ -93,14 +93,14 @@ class ReplayedRecordsTest {
     void aUsedTicketPutBackOpensNoWebSocket() throws Exception {
         SessionInfo session = cluster.node(1).createSession(cluster.node(1).createToken("ticket-user", "poweruser"),
                 ssh());
-        Set<String> before = stranger.keys(ClusterRuntime.TICKETS);
+        Set<String> before = stranger.keys(ClusterMaps.TICKETS.name());
         String ticket = cluster.node(1).ticket(TestNode.ADMIN);
-        String key = added(before, stranger.keys(ClusterRuntime.TICKETS));
-        assertTrue(stranger.capture(ClusterRuntime.TICKETS, key));
+        String key = added(before, stranger.keys(ClusterMaps.TICKETS.name()));
+        assertTrue(stranger.capture(ClusterMaps.TICKETS.name(), key));
         try (WsClient used = cluster.node(1).connectRaw(session.wsUrl() + "?ticket=" + ticket, null)) {
             used.awaitInstruction("sync");
         }
-        replayOnceEveryNodeKnows(ClusterRuntime.TICKETS, key);
+        replayOnceEveryNodeKnows(ClusterMaps.TICKETS.name(), key);
         for (TestNode node : cluster.nodes) {
             try (WsClient again = node.connectRaw(session.wsUrl() + "?ticket=" + ticket, null)) {
                 assertEquals("769", again.awaitInstruction("error").arg(1), "the spent ticket worked again");
@@ -113,18 +113,18 @@ class ReplayedRecordsTest {
     void aRevokedShareLinkPutBackIsTradedForNothing() throws Exception {
         SessionInfo session = cluster.node(1).createSession(cluster.node(1).createToken("share-user", "poweruser"),
                 ssh());
-        Set<String> before = stranger.keys(ClusterRuntime.SHARES);
+        Set<String> before = stranger.keys(ClusterMaps.SHARES.name());
         HttpResponse<String> created = cluster.node(1).request("POST", "/api/sessions/" + session.sessionId()
                 + "/shares", TestNode.ADMIN, "{\"mode\":\"collaborative\"}");
         assertEquals(201, created.statusCode(), created.body());
         JsonNode share = TestNode.json(created);
-        String key = added(before, stranger.keys(ClusterRuntime.SHARES));
-        assertTrue(stranger.capture(ClusterRuntime.SHARES, key));
+        String key = added(before, stranger.keys(ClusterMaps.SHARES.name()));
+        assertTrue(stranger.capture(ClusterMaps.SHARES.name(), key));
         String trade = "{\"share\":\"" + share.get("share_token").asText() + "\"}";
         assertEquals(200, cluster.node(2).request("POST", "/api/share-ticket", null, trade).statusCode());
         assertEquals(204, cluster.node(2).request("DELETE", "/api/sessions/" + session.sessionId() + "/shares/"
                 + share.get("share_id").asText(), TestNode.ADMIN, null).statusCode());
-        replayOnceEveryNodeKnows(ClusterRuntime.SHARES, key);
+        replayOnceEveryNodeKnows(ClusterMaps.SHARES.name(), key);
         for (TestNode node : cluster.nodes) {
             HttpResponse<String> traded = node.request("POST", "/api/share-ticket", null, trade);
             assertNotEquals(200, traded.statusCode(), traded.body());
@@ -136,14 +136,14 @@ class ReplayedRecordsTest {
     void aLoginPutBackAfterSigningOutSignsNobodyIn() throws Exception {
         LoginSessions logins = new LoginSessions(cluster.node(1).node.runtime().logins(), Duration.ofHours(1),
                 Duration.ofHours(8), Clock.systemUTC());
-        Set<String> before = stranger.keys(ClusterRuntime.LOGINS);
+        Set<String> before = stranger.keys(ClusterMaps.LOGINS.name());
         String secret = logins.start(new Identity("oidc:carol", "carol", Role.ADMIN, Set.of(), null, null))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
-        String key = added(before, stranger.keys(ClusterRuntime.LOGINS));
-        assertTrue(stranger.capture(ClusterRuntime.LOGINS, key));
+        String key = added(before, stranger.keys(ClusterMaps.LOGINS.name()));
+        assertTrue(stranger.capture(ClusterMaps.LOGINS.name(), key));
         assertEquals(200, withCookie(cluster.node(2), secret).statusCode());
         logins.end(secret).toCompletableFuture().get(10, TimeUnit.SECONDS);
-        replayOnceEveryNodeKnows(ClusterRuntime.LOGINS, key);
+        replayOnceEveryNodeKnows(ClusterMaps.LOGINS.name(), key);
         for (TestNode node : cluster.nodes) {
             assertEquals(401, withCookie(node, secret).statusCode());
         }
@@ -156,15 +156,15 @@ class ReplayedRecordsTest {
     @Test
     void aQuotaEntryPutBackOrDeletedGrantsNoPlace() throws Exception {
         String dave = cluster.node(1).createToken("dave", "poweruser");
-        Set<String> before = stranger.keys(ClusterRuntime.USER_SESSIONS);
+        Set<String> before = stranger.keys(ClusterMaps.USER_SESSIONS.name());
         List<SessionInfo> held = new ArrayList<>();
         held.add(cluster.node(1).createSession(dave, ssh()));
-        String key = added(before, stranger.keys(ClusterRuntime.USER_SESSIONS));
-        assertTrue(stranger.capture(ClusterRuntime.USER_SESSIONS, key));
+        String key = added(before, stranger.keys(ClusterMaps.USER_SESSIONS.name()));
+        assertTrue(stranger.capture(ClusterMaps.USER_SESSIONS.name(), key));
         held.add(cluster.node(2).createSession(dave, ssh()));
         assertEquals(429, create(cluster.node(1), dave).statusCode(), "at the limit");
 
-        replayOnceEveryNodeKnows(ClusterRuntime.USER_SESSIONS, key);
+        replayOnceEveryNodeKnows(ClusterMaps.USER_SESSIONS.name(), key);
         for (int attempt = 0; attempt < 3; attempt++) {
             for (TestNode node : cluster.nodes) {
                 HttpResponse<String> third = create(node, dave);
@@ -174,7 +174,7 @@ class ReplayedRecordsTest {
         }
         TestNode.await(() -> status(() -> create(cluster.node(2), dave)) == 429, "the quota entry was not written again");
 
-        stranger.delete(ClusterRuntime.USER_SESSIONS, key);
+        stranger.delete(ClusterMaps.USER_SESSIONS.name(), key);
         for (TestNode node : cluster.nodes) {
             assertNotEquals(201, create(node, dave).statusCode(), "a deleted entry granted a place");
         }
@@ -187,16 +187,16 @@ class ReplayedRecordsTest {
     /** The copy of node 2's registry entry from before its drain places nothing on it, and undrains nothing. */
     @Test
     void aRegistryEntryPutBackFromBeforeADrainPlacesNothing() throws Exception {
-        assertTrue(stranger.capture(ClusterRuntime.NODES, "node-2"));
+        assertTrue(stranger.capture(ClusterMaps.NODES.name(), "node-2"));
         assertEquals(200, cluster.node(1).request("POST", "/api/cluster/nodes/node-2/drain", TestNode.ADMIN, null)
                 .statusCode());
         try {
-            replayOnceEveryNodeKnows(ClusterRuntime.NODES, "node-2");
+            replayOnceEveryNodeKnows(ClusterMaps.NODES.name(), "node-2");
             String erin = cluster.node(1).createToken("erin", "poweruser");
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
             List<SessionInfo> created = new ArrayList<>();
             for (int round = 0; round == 0 || System.nanoTime() < until; round++) {
-                stranger.replay(ClusterRuntime.NODES, "node-2"); // again and again, between the node's beats
+                stranger.replay(ClusterMaps.NODES.name(), "node-2"); // again and again, between the node's beats
                 for (JsonNode node : TestNode.json(cluster.node(1).request("GET", "/api/cluster", TestNode.ADMIN,
                         null)).get("nodes")) {
                     if (node.get("node_id").asText().equals("node-2")) {
@@ -223,10 +223,10 @@ class ReplayedRecordsTest {
     void anAddressBookPutBackFromBeforeAFolderWasNarrowedShowsNothingMore() throws Exception {
         String dev = createToken("dev-user", List.of("dev"));
         assertTrue(folders(cluster.node(1), dev).contains("lab"));
-        Set<String> keys = stranger.keys(ClusterRuntime.ADDRESSBOOK);
+        Set<String> keys = stranger.keys(ClusterMaps.ADDRESSBOOK.name());
         assertFalse(keys.isEmpty());
         for (String key : keys) {
-            stranger.capture(ClusterRuntime.ADDRESSBOOK, key);
+            stranger.capture(ClusterMaps.ADDRESSBOOK.name(), key);
         }
         HttpResponse<String> narrowed = cluster.node(2).request("PUT", "/api/addressbook/folders/shared/lab",
                 TestNode.ADMIN, "{\"allowed_groups\":[\"ops\"],\"description\":\"Lab\"}");
@@ -235,7 +235,7 @@ class ReplayedRecordsTest {
             TestNode.await(() -> !folders(node, dev).contains("lab"), "the narrowed rule was not applied");
         }
         for (String key : keys) {
-            replayOnceEveryNodeKnows(ClusterRuntime.ADDRESSBOOK, key);
+            replayOnceEveryNodeKnows(ClusterMaps.ADDRESSBOOK.name(), key);
         }
         for (TestNode node : cluster.nodes) {
             assertFalse(folders(node, dev).contains("lab"), "the old folder rule came back");
@@ -249,18 +249,18 @@ class ReplayedRecordsTest {
         String token = revokedAndPutBack("before-the-join", cluster.node(1));
         String key = Secrets.sha256Hex(token);
         TestNode late = cluster.add();
-        stranger.replay(ClusterRuntime.TOKENS, key);
+        stranger.replay(ClusterMaps.TOKENS.name(), key);
         assertEquals(401, late.request("GET", "/api/sessions", token, null).statusCode());
-        assertTrue(late.node.runtime().fences().floor(ClusterRuntime.TOKENS, key) > 0);
+        assertTrue(late.node.runtime().fences().floor(ClusterMaps.TOKENS.name(), key) > 0);
     }
 
     /** An admin token, copied by the stranger, revoked through {@code revoker}, and put back: the token. */
     private static String revokedAndPutBack(String name, TestNode revoker) throws Exception {
         String token = cluster.node(1).createToken(name, "admin");
         String key = Secrets.sha256Hex(token);
-        assertTrue(stranger.capture(ClusterRuntime.TOKENS, key));
+        assertTrue(stranger.capture(ClusterMaps.TOKENS.name(), key));
         assertEquals(204, revoker.request("DELETE", "/api/tokens/" + name, TestNode.ADMIN, null).statusCode());
-        replayOnceEveryNodeKnows(ClusterRuntime.TOKENS, key);
+        replayOnceEveryNodeKnows(ClusterMaps.TOKENS.name(), key);
         return token;
     }
 

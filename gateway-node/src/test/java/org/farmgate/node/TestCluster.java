@@ -17,6 +17,12 @@ public final class TestCluster implements AutoCloseable {
 
     /** Starts {@code count} nodes named node-1..node-N; {@code settings} adds each node's own configuration. */
     public static TestCluster start(int count, IntFunction<Map<String, String>> settings) throws Exception {
+        return start(count, new SyntheticGuacdOptions(), settings);
+    }
+
+    /** As {@link #start(int, IntFunction)}, every node's guacd behaving as {@code guacd} says. */
+    public static TestCluster start(int count, SyntheticGuacdOptions guacd, IntFunction<Map<String, String>> settings)
+            throws Exception {
         TestCluster cluster = new TestCluster();
         List<Integer> ports = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -36,7 +42,7 @@ public final class TestCluster implements AutoCloseable {
                 values.put("GW_CLUSTER_SECRETS_DIR", keys(count).toString());
                 values.putAll(settings.apply(i + 1));
                 cluster.common = values;
-                cluster.nodes.add(TestNode.start(new SyntheticGuacdOptions(), values));
+                cluster.nodes.add(TestNode.start(guacd, values));
             }
             for (TestNode node : cluster.nodes) {
                 TestNode.await(() -> clusterSize(node) == count, node.node.config().nodeId() + " does not see "

@@ -1,5 +1,6 @@
 package org.farmgate.router;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,11 +16,28 @@ import org.farmgate.router.store.Update;
 
 /**
  * The non-secret record of every session in the cluster, by id. Only the node that runs a session writes its
- * record while it lives; after that node is gone, the cluster's coordinator marks its records {@code lost}. Every
- * write and removal is conditional on the node the record names, so that no node ever overwrites or drops the
- * record of a session another node runs. No credential is ever part of a record.
+ * record while it lives; after that node is gone, the cluster's coordinator marks its records {@code lost}. No
+ * credential is ever part of a record.
+ *
+ * <p>Every write is an update the entry's owner applies, in one order, under these rules:
+ * <ul>
+ * <li>a write or removal names the node the record names, so no node overwrites or drops the record of a session
+ *     another node runs;
+ * <li>a record's {@link SessionInfo#revision} only grows: an older or equal one is refused, so a write overtaken by a
+ *     later one (a republish racing the session's end) never puts the session back a step;
+ * <li>an ended session never turns live again, but for one case: a {@code lost} mark is another node's inference,
+ *     and the node that still holds the session, back from a split, writes its truth over it ({@link #reassert});
+ *     an ordinary write that was merely late never does, or a dead node's last write would make a ghost;
+ * <li>a removal leaves a tombstone, the last record at the highest revision there is, for {@link #TOMBSTONE_LIFE}:
+ *     a write that was on its way when the record went (the retention's removal racing a republish) finds it and is
+ *     refused, instead of leaving an ended record nothing would ever remove. Reads never see a tombstone.
+ * </ul>
  */
 public final class SessionDirectory {
+
+    /** Longer than any write can be on its way: an update's retries give up well within it. */
+    public static final Duration TOMBSTONE_LIFE = Duration.ofMinutes(2);
+    private static final long TOMBSTONE = Long.MAX_VALUE;
 
     private static final Comparator<SessionInfo> OLDEST_FIRST = Comparator.comparing(SessionInfo::createdAt)
             .thenComparing(SessionInfo::sessionId);
@@ -30,16 +48,27 @@ public final class SessionDirectory {
         this.records = records;
     }
 
-    /** Writes the record of a session its node runs; false when the record belongs to another node. */
+    /**
+     * Writes the record of a session its node runs; false when the directory keeps what it has: another node's
+     * record, a newer one, an end, or a tombstone.
+     */
     public CompletionStage<Boolean> publish(SessionInfo info) {
         return records.update(info.sessionId(), new Write(info));
     }
 
-    public CompletionStage<SessionInfo> find(String sessionId) {
-        return records.get(sessionId);
+    /**
+     * The node that holds a live session writes its record again after rejoining the cluster: over a {@code lost}
+     * mark too, whatever the mark's revision. False when the directory keeps what it has.
+     */
+    public CompletionStage<Boolean> reassert(SessionInfo info) {
+        return records.update(info.sessionId(), new Reassert(info));
     }
 
-    /** Removes the record if it is still {@code expected}'s node's; the record removed, or null. */
+    public CompletionStage<SessionInfo> find(String sessionId) {
+        return records.get(sessionId).thenApply(info -> info == null || info.revision() == TOMBSTONE ? null : info);
+    }
+
+    /** Removes the record if it is still {@code expected}'s node's, leaving a tombstone; the record removed, or null. */
     public CompletionStage<SessionInfo> remove(SessionInfo expected) {
         return records.update(expected.sessionId(), new RemoveOwnedBy(expected.nodeId()));
     }
@@ -78,7 +107,7 @@ public final class SessionDirectory {
 
         @Override
         public boolean matches(SessionInfo value) {
-            return ownerId == null || ownerId.equals(value.ownerId());
+            return value.revision() != TOMBSTONE && (ownerId == null || ownerId.equals(value.ownerId()));
         }
 
         @Override
@@ -91,7 +120,7 @@ public final class SessionDirectory {
 
         @Override
         public boolean matches(SessionInfo value) {
-            return nodeId.equals(value.nodeId()) && value.status().isLive();
+            return nodeId.equals(value.nodeId()) && value.status().isLive() && value.revision() != TOMBSTONE;
         }
 
         @Override
@@ -104,8 +133,25 @@ public final class SessionDirectory {
 
         @Override
         public Outcome<SessionInfo, Boolean> apply(SessionInfo current) {
-            return current == null || current.nodeId().equals(info.nodeId()) ? Outcome.store(info, true)
-                    : Outcome.keep(false);
+            if (current == null) {
+                return Outcome.store(info, true);
+            }
+            boolean older = info.revision() <= current.revision();
+            boolean revived = !current.status().isLive() && info.status().isLive();
+            return !current.nodeId().equals(info.nodeId()) || older || revived ? Outcome.keep(false)
+                    : Outcome.store(info, true);
+        }
+    }
+
+    private record Reassert(SessionInfo info) implements Update<SessionInfo, Boolean> {
+
+        @Override
+        public Outcome<SessionInfo, Boolean> apply(SessionInfo current) {
+            if (current != null && current.nodeId().equals(info.nodeId()) && current.revision() != TOMBSTONE
+                    && current.status() == SessionStatus.LOST && info.status().isLive()) {
+                return Outcome.store(info, true);
+            }
+            return new Write(info).apply(current);
         }
     }
 
@@ -113,8 +159,10 @@ public final class SessionDirectory {
 
         @Override
         public Outcome<SessionInfo, SessionInfo> apply(SessionInfo current) {
-            return current != null && current.nodeId().equals(nodeId) ? Outcome.store(null, current)
-                    : Outcome.keep(null);
+            if (current == null || current.revision() == TOMBSTONE || !current.nodeId().equals(nodeId)) {
+                return Outcome.keep(null);
+            }
+            return Outcome.storeFor(current.withRevision(TOMBSTONE), TOMBSTONE_LIFE, current);
         }
     }
 
@@ -122,7 +170,8 @@ public final class SessionDirectory {
 
         @Override
         public Outcome<SessionInfo, SessionInfo> apply(SessionInfo current) {
-            if (current == null || !current.status().isLive() || !current.nodeId().equals(nodeId)) {
+            if (current == null || !current.status().isLive() || !current.nodeId().equals(nodeId)
+                    || current.revision() == TOMBSTONE) {
                 return Outcome.keep(null);
             }
             SessionInfo lost = current.ended(SessionStatus.LOST, at, "node " + current.nodeId() + " left the cluster");

@@ -178,14 +178,6 @@ public final class SessionRouter {
                 .thenCompose(next -> next);
     }
 
-    public CompletionStage<Boolean> activate(String nodeId, String sessionId) {
-        return registry.activate(nodeId, sessionId);
-    }
-
-    public CompletionStage<Boolean> release(String nodeId, String sessionId) {
-        return registry.release(nodeId, sessionId);
-    }
-
     /** Why nothing fits, node by node, for the 503's body and the log. */
     static String explain(List<NodeLoad> nodes, Protocol protocol, DisplaySize display) {
         if (nodes.isEmpty()) {

@@ -78,8 +78,8 @@ class SessionRouterTest {
                 () -> router.place("s2", Protocol.RDP, DisplaySize.DEFAULT, Set.of()).toCompletableFuture().join());
         String reason = assertInstanceOf(NoCapacityException.class, full.getCause()).reason();
         assertTrue(reason.contains("a: 0 MB free, a rdp session needs 100 MB"), reason);
-        assertTrue(router.release("a", "s1").toCompletableFuture().join());
-        assertEquals(false, router.release("a", "s1").toCompletableFuture().join());
+        assertTrue(registry.release("a", "s1").toCompletableFuture().join());
+        assertEquals(false, registry.release("a", "s1").toCompletableFuture().join());
         assertEquals("a", router.place("s2", Protocol.RDP, DisplaySize.DEFAULT, Set.of()).toCompletableFuture()
                 .join().nodeId());
     }

@@ -19,6 +19,9 @@ import java.util.Objects;
  * @param watchers who is attached through a share link now
  * @param createdByEmail the e-mail address of the person who created it, when a person signed in did (OpenID
  *     Connect); their subject is in {@code ownerId}
+ * @param revision the record's place in the session's life: 1 when opened, one more with every step (a client
+ *     attached or gone, a watcher joined or gone, the end, a {@code lost} mark). The directory refuses an older one,
+ *     so that a write overtaken by a later one never puts the session back a step; history de-duplicates on it.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(value = "ws_url", allowGetters = true)
@@ -38,7 +41,8 @@ public record SessionInfo(
         @JsonProperty("ended_at") Instant endedAt,
         @JsonProperty("end_reason") String endReason,
         @JsonProperty("watchers") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Watcher> watchers,
-        @JsonProperty("created_by_email") String createdByEmail)
+        @JsonProperty("created_by_email") String createdByEmail,
+        @JsonProperty("revision") long revision)
         implements Serializable {
 
     public SessionInfo {
@@ -53,7 +57,7 @@ public record SessionInfo(
             String hostname, int port, String username, String createdBy, String ownerId, int activeConnections,
             String nodeId, int estimatedMemoryMb, Instant endedAt, String endReason) {
         this(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy, ownerId,
-                activeConnections, nodeId, estimatedMemoryMb, endedAt, endReason, List.of(), null);
+                activeConnections, nodeId, estimatedMemoryMb, endedAt, endReason, List.of(), null, 1);
     }
 
     /** Where the browser attaches its WebSocket. */
@@ -64,20 +68,23 @@ public record SessionInfo(
 
     public SessionInfo attached() {
         return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
-                createdBy, ownerId, 1 + watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers, createdByEmail);
+                createdBy, ownerId, 1 + watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers, createdByEmail,
+                revision + 1);
     }
 
     /** Live, with no client attached for now: its guacd connection is held for one to join again. */
     public SessionInfo detached() {
         return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
-                createdBy, ownerId, watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers, createdByEmail);
+                createdBy, ownerId, watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers, createdByEmail,
+                revision + 1);
     }
 
     /** The same session with these watchers; the count of connections follows. */
     public SessionInfo watchedBy(List<Watcher> now) {
         int owner = activeConnections - watchers.size();
         return new SessionInfo(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy,
-                ownerId, owner + now.size(), nodeId, estimatedMemoryMb, endedAt, endReason, now, createdByEmail);
+                ownerId, owner + now.size(), nodeId, estimatedMemoryMb, endedAt, endReason, now, createdByEmail,
+                revision + 1);
     }
 
     public SessionInfo ended(SessionStatus finalStatus, Instant at, String reason) {
@@ -85,6 +92,13 @@ public record SessionInfo(
             throw new IllegalArgumentException("not a final status: " + finalStatus);
         }
         return new SessionInfo(sessionId, sessionType, finalStatus, createdAt, hostname, port, username, createdBy,
-                ownerId, 0, nodeId, estimatedMemoryMb, at, reason, List.of(), createdByEmail);
+                ownerId, 0, nodeId, estimatedMemoryMb, at, reason, List.of(), createdByEmail, revision + 1);
+    }
+
+    /** The same record under another revision (the directory's tombstone takes the highest there is). */
+    public SessionInfo withRevision(long value) {
+        return new SessionInfo(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy,
+                ownerId, activeConnections, nodeId, estimatedMemoryMb, endedAt, endReason, watchers, createdByEmail,
+                value);
     }
 }

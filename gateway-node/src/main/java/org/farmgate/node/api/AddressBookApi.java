@@ -32,7 +32,8 @@ import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.http.Responses;
 import org.farmgate.node.session.EntrySpecs;
-import org.farmgate.node.session.SessionService;
+import org.farmgate.node.session.EntryRef;
+import org.farmgate.node.session.SessionCreation;
 import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.router.addressbook.AddressBookCache;
@@ -50,11 +51,11 @@ public final class AddressBookApi {
 
     private final Vertx vertx;
     private final AddressBookCache cache;
-    private final SessionService sessions;
+    private final SessionCreation sessions;
     private final long routeCookieSeconds;
     private final RenderedBooks rendered = new RenderedBooks();
 
-    public AddressBookApi(Vertx vertx, AddressBookCache cache, SessionService sessions,
+    public AddressBookApi(Vertx vertx, AddressBookCache cache, SessionCreation sessions,
             long routeCookieSeconds) {
         this.vertx = vertx;
         this.cache = cache;
@@ -154,7 +155,7 @@ public final class AddressBookApi {
                     overrides.put(field, value);
                 }
             }
-            return sessions.createFromEntry(who, new SessionService.EntryRef(scope, path, name), publicSpec,
+            return sessions.createFromEntry(who, new EntryRef(scope, path, name), publicSpec,
                     overrides);
         }).onFailure(ctx::fail).onSuccess(info -> {
             ctx.response().putHeader("Set-Cookie", SessionsApi.ROUTE_COOKIE + "=" + info.nodeId() + "; Path="

@@ -12,6 +12,7 @@ import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.http.Responses;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.session.SessionCreation;
 import org.farmgate.node.session.SessionService;
 
 /** {@code /api/sessions}: create (poweruser), list, get and delete (the creator or an admin). */
@@ -20,12 +21,15 @@ public final class SessionsApi {
     /** Names the node that holds a session; scoped to that session's WebSocket path. */
     public static final String ROUTE_COOKIE = "farmgate_node";
 
+    private final SessionCreation creation;
     private final SessionService sessions;
     private final NodeMetrics metrics;
     private final long routeCookieSeconds;
     private final SessionRequestParser parser = new SessionRequestParser();
 
-    public SessionsApi(SessionService sessions, NodeMetrics metrics, long routeCookieSeconds) {
+    public SessionsApi(SessionCreation creation, SessionService sessions, NodeMetrics metrics,
+            long routeCookieSeconds) {
+        this.creation = creation;
         this.sessions = sessions;
         this.metrics = metrics;
         this.routeCookieSeconds = routeCookieSeconds;
@@ -42,11 +46,11 @@ public final class SessionsApi {
         Identity caller = Authenticator.identity(ctx);
         Future<SessionInfo> created;
         try {
-            created = sessions.create(caller, parser.parse(ctx.body().asString()));
+            created = creation.create(caller, parser.parse(ctx.body().asString()));
         } catch (GatewayException e) {
             created = Future.failedFuture(e);
         }
-        created.onComplete(result -> metrics.created(SessionService.outcome(result.cause())))
+        created.onComplete(result -> metrics.created(SessionCreation.outcome(result.cause())))
                 .onSuccess(info -> {
                     // The routing hint: a load balancer that reads it sends this session's WebSocket to its node.
                     ctx.response().putHeader("Set-Cookie", ROUTE_COOKIE + "=" + info.nodeId() + "; Path="

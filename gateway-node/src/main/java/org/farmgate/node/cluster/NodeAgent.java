@@ -191,7 +191,7 @@ public final class NodeAgent {
                 drainSeen = published.drainRequested();
             }
             if (rejoined && !refused) {
-                host.live().forEach(session -> ledger.reasserted(session.info()));
+                host.reassertAll();
             }
             return null;
         });

@@ -3,17 +3,13 @@ package org.farmgate.node.runtime;
 import com.hazelcast.config.AdvancedNetworkConfig;
 import com.hazelcast.config.ClassFilter;
 import com.hazelcast.config.Config;
-import com.hazelcast.config.InMemoryFormat;
 import com.hazelcast.config.InterfacesConfig;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
-import com.hazelcast.config.MapConfig;
-import com.hazelcast.config.NearCacheConfig;
 import com.hazelcast.config.ServerSocketEndpointConfig;
 import com.hazelcast.config.SplitBrainProtectionConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import com.hazelcast.spi.merge.DiscardMergePolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -25,7 +21,6 @@ import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.IOException;
 import java.io.Serializable;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -46,7 +41,6 @@ import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.addressbook.AddressBookCache;
-import org.farmgate.node.signin.OidcSignIn;
 import org.farmgate.router.seal.Fences;
 import org.farmgate.router.seal.Seal;
 import org.farmgate.router.seal.SealSerializers;
@@ -55,6 +49,7 @@ import org.farmgate.router.store.HazelcastMembership;
 import org.farmgate.router.store.HazelcastSharedMap;
 import org.farmgate.router.store.LocalMembership;
 import org.farmgate.router.store.LocalSharedMap;
+import org.farmgate.router.store.MemberContext;
 import org.farmgate.router.store.Membership;
 import org.farmgate.router.store.SharedMap;
 import org.slf4j.Logger;
@@ -83,18 +78,6 @@ public final class ClusterRuntime {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClusterRuntime.class);
 
-    public static final String NODES = "farmgate.nodes";
-    public static final String SESSIONS = "farmgate.sessions";
-    public static final String TOKENS = "farmgate.tokens";
-    public static final String TOKEN_NAMES = "farmgate.token-names";
-    public static final String TICKETS = "farmgate.tickets";
-    public static final String RELAY_TICKETS = "farmgate.relay-tickets";
-    public static final String SHARES = "farmgate.shares";
-    public static final String LOGINS = "farmgate.logins";
-    public static final String LOGIN_FLOWS = "farmgate.login-flows";
-    public static final String USER_SESSIONS = "farmgate.user-sessions";
-    public static final String ADDRESSBOOK = "farmgate.addressbook";
-    public static final String ADDRESSBOOK_LEASE = "farmgate.addressbook-lease";
     private static final String QUORUM = "farmgate-quorum";
     /** The member attribute vertx-hazelcast knows a Vert.x node by (its {@code NODE_ID_ATTRIBUTE}). */
     static final String VERTX_NODE_ID = "__vertx.nodeId";
@@ -116,66 +99,57 @@ public final class ClusterRuntime {
     private final SharedMap<String, AddressBook> addressBooks;
     private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
     private final Fences fences;
+    private final Seal seal;
+    private final SealedMap.RejectionCounter rejections;
+    /** What this member lends the updates and queries it runs on the entries it owns. */
+    private final MemberContext member;
     private final AtomicReference<Future<Void>> stopping = new AtomicReference<>();
     private final Promise<Void> stopped = Promise.promise();
 
-    private ClusterRuntime(Vertx vertx, HazelcastInstance hazelcast, Seal seal,
+    private ClusterRuntime(Vertx vertx, HazelcastInstance hazelcast, Seal seal, Fences fences,
             SealedMap.RejectionCounter rejections) {
         this.vertx = vertx;
         this.hazelcast = hazelcast;
-        this.fences = seal == null ? null : new Fences();
+        this.fences = fences;
+        this.seal = seal;
+        this.rejections = rejections;
         if (hazelcast == null) {
             blocking = null;
+            member = MemberContext.NONE;
             membership = new LocalMembership("local-" + UUID.randomUUID());
-            nodes = new LocalSharedMap<>();
-            sessions = new LocalSharedMap<>();
-            tokens = new LocalSharedMap<>();
-            tokenNames = new LocalSharedMap<>();
-            tickets = new LocalSharedMap<>();
-            relayTickets = new LocalSharedMap<>();
-            shares = new LocalSharedMap<>();
-            logins = new LocalSharedMap<>();
-            loginFlows = new LocalSharedMap<>();
-            userSessions = new LocalSharedMap<>();
-            addressBooks = new LocalSharedMap<>();
-            addressBookLeases = new LocalSharedMap<>();
         } else {
             // Hazelcast offers queries only blocking: a few threads of their own, never an event loop.
             blocking = Executors.newFixedThreadPool(8, DaemonThreads.named("farmgate-cluster-query"));
+            member = new MemberContext(hazelcast.getUserContext());
             membership = new HazelcastMembership(hazelcast);
-            SealedMap.Policy plain = SealedMap.Policy.DEFAULT;
-            // Tickets and pending sign-ins live seconds to minutes: a copy older than that is dead whatever its time
-            // to live in the map says (a stranger that puts one back chooses that), and their fences can go then.
-            SealedMap.Policy ticket = new SealedMap.Policy(false, TicketService.LIFETIME.multipliedBy(2), true);
-            nodes = shared(hazelcast, NODES, seal, plain, rejections);
-            sessions = shared(hazelcast, SESSIONS, seal, SealedMap.Policy.GRANTS_NOTHING, rejections);
-            tokens = shared(hazelcast, TOKENS, seal, plain, rejections);
-            tokenNames = shared(hazelcast, TOKEN_NAMES, seal, plain, rejections);
-            tickets = shared(hazelcast, TICKETS, seal, ticket, rejections);
-            relayTickets = shared(hazelcast, RELAY_TICKETS, seal, ticket, rejections);
-            shares = shared(hazelcast, SHARES, seal, plain, rejections);
-            logins = shared(hazelcast, LOGINS, seal, plain, rejections);
-            loginFlows = shared(hazelcast, LOGIN_FLOWS, seal, new SealedMap.Policy(false,
-                    OidcSignIn.PENDING_LIFETIME.multipliedBy(2), true), rejections);
-            // A user's places: a missing entry grants every place, so one deleted since a write is not believed.
-            userSessions = shared(hazelcast, USER_SESSIONS, seal, new SealedMap.Policy(true, null, true), rejections);
-            addressBooks = shared(hazelcast, ADDRESSBOOK, seal, plain, rejections);
-            addressBookLeases = shared(hazelcast, ADDRESSBOOK_LEASE, seal, SealedMap.Policy.GRANTS_NOTHING,
-                    rejections);
         }
+        nodes = open(ClusterMaps.NODES);
+        sessions = open(ClusterMaps.SESSIONS);
+        tokens = open(ClusterMaps.TOKENS);
+        tokenNames = open(ClusterMaps.TOKEN_NAMES);
+        tickets = open(ClusterMaps.TICKETS);
+        relayTickets = open(ClusterMaps.RELAY_TICKETS);
+        shares = open(ClusterMaps.SHARES);
+        logins = open(ClusterMaps.LOGINS);
+        loginFlows = open(ClusterMaps.LOGIN_FLOWS);
+        userSessions = open(ClusterMaps.USER_SESSIONS);
+        addressBooks = open(ClusterMaps.ADDRESSBOOK);
+        addressBookLeases = open(ClusterMaps.ADDRESSBOOK_LEASE);
     }
 
     /**
-     * One of our maps on Hazelcast: sealed with the cluster key in a secured cluster, so that no record a member
-     * without the key wrote is ever believed; plain for an insecure one.
+     * One of our maps: local for a node alone; on Hazelcast, sealed with the cluster key in a secured cluster, so that
+     * no record a member without the key wrote is ever believed, plain in an insecure one.
      */
-    private <V extends Serializable> SharedMap<String, V> shared(HazelcastInstance hazelcast, String name, Seal seal,
-            SealedMap.Policy policy, SealedMap.RejectionCounter rejections) {
-        if (seal == null) {
-            return new HazelcastSharedMap<>(hazelcast.<String, V>getMap(name), blocking);
+    private <V extends Serializable> SharedMap<String, V> open(ClusterMaps.ClusterMap<V> declared) {
+        if (hazelcast == null) {
+            return new LocalSharedMap<>();
         }
-        return new SealedMap<>(name, new HazelcastSharedMap<>(hazelcast.<String, Object>getMap(name), blocking), seal,
-                fences, policy, rejections);
+        if (seal == null) {
+            return new HazelcastSharedMap<>(hazelcast.<String, V>getMap(declared.name()), blocking, member);
+        }
+        return new SealedMap<>(declared.name(), new HazelcastSharedMap<>(hazelcast.<String, Object>getMap(
+                declared.name()), blocking, member), seal, fences, declared.policy(), rejections);
     }
 
     /** Starts Vert.x, joining the cluster unless the node is configured to run alone. */
@@ -185,7 +159,7 @@ public final class ClusterRuntime {
         ClusterSettings cluster = config.cluster();
         if (!cluster.enabled()) {
             return Future.succeededFuture(new ClusterRuntime(Vertx.builder().with(options).withMetrics(metricsFactory)
-                    .build(), null, null, null));
+                    .build(), null, null, null, null));
         }
         EventBusOptions eventBus = options.getEventBusOptions();
         if (cluster.host() != null) {
@@ -193,9 +167,7 @@ public final class ClusterRuntime {
         }
         ClusterSecurity security = config.security();
         Seal seal = security.secured() ? new Seal(security.clusterKeys()) : null;
-        if (seal != null) {
-            Seal.install(seal); // entries owned by this member are updated and queried with it
-        }
+        Fences fences = seal == null ? null : new Fences();
         eventBus.setPort(security.eventBusPort());
         if (security.eventBusPublicPort() > 0) {
             eventBus.setClusterPublicPort(security.eventBusPublicPort());
@@ -213,6 +185,10 @@ public final class ClusterRuntime {
             eventBus.setClusterPublicHost(cluster.advertiseHost());
         }
         Config hazelcastConfig = hazelcastConfig(cluster);
+        if (seal != null) {
+            // Entries this member owns are updated and queried with its own seal, lent to what runs on them there.
+            SealedMap.lend(new MemberContext(hazelcastConfig.getUserContext()), seal, fences);
+        }
         // What Vert.x's manager reads to know the member as a Vert.x node when it is handed one (its documented way
         // of running on a Hazelcast instance of the application's own).
         hazelcastConfig.getMemberAttributeConfig().setAttribute(VERTX_NODE_ID, UUID.randomUUID().toString());
@@ -224,7 +200,7 @@ public final class ClusterRuntime {
                     }
                     return Vertx.builder().with(options).withMetrics(metricsFactory)
                             .withClusterManager(new HazelcastClusterManager(member)).buildClustered()
-                            .map(vertx -> new ClusterRuntime(vertx, member, seal, metrics::rejectedRecord))
+                            .map(vertx -> new ClusterRuntime(vertx, member, seal, fences, metrics::rejectedRecord))
                             .recover(e -> offTheLoops("farmgate-leave", () -> {
                                 member.getLifecycleService().terminate(); // ours to stop, Vert.x did not start
                                 return null;
@@ -312,39 +288,7 @@ public final class ClusterRuntime {
             config.addSplitBrainProtectionConfig(new SplitBrainProtectionConfig(QUORUM, true, cluster.minMembers()));
         }
         String quorum = cluster.minMembers() > 1 ? QUORUM : null;
-        // Entries changed by entry processors many times a second: kept as objects, so that an update does not
-        // deserialise the entry first. The backup is asynchronous (a reservation does not wait for it): an update
-        // lost with a crashed partition owner is repaired by the node's next heartbeat, which reconciles the
-        // entry with the sessions the node really holds.
-        config.addMapConfig(new MapConfig(NODES).setBackupCount(0).setAsyncBackupCount(1)
-                .setSplitBrainProtectionName(quorum).setInMemoryFormat(InMemoryFormat.OBJECT));
-        config.addMapConfig(new MapConfig(SESSIONS).setBackupCount(1).setSplitBrainProtectionName(quorum));
-        config.addMapConfig(new MapConfig(USER_SESSIONS).setBackupCount(1).setSplitBrainProtectionName(quorum)
-                .setInMemoryFormat(InMemoryFormat.OBJECT));
-        // Every API call reads a token: keep a copy near each node, invalidated when a token changes.
-        config.addMapConfig(new MapConfig(TOKENS).setBackupCount(1)
-                .setNearCacheConfig(new NearCacheConfig(TOKENS).setInvalidateOnChange(true)));
-        config.addMapConfig(new MapConfig(TOKEN_NAMES).setBackupCount(1));
-        // The address book is read on every GET by every node: a deserialised copy near each node.
-        config.addMapConfig(new MapConfig(ADDRESSBOOK).setBackupCount(1).setNearCacheConfig(
-                new NearCacheConfig(ADDRESSBOOK).setInvalidateOnChange(true).setInMemoryFormat(InMemoryFormat.OBJECT)
-                        .setCacheLocalEntries(true))); // the owner too: no deserialising a big book per read
-        config.addMapConfig(new MapConfig(ADDRESSBOOK_LEASE).setBackupCount(1));
-        config.addMapConfig(new MapConfig(TICKETS).setBackupCount(1));
-        config.addMapConfig(new MapConfig(RELAY_TICKETS).setBackupCount(1));
-        config.addMapConfig(new MapConfig(SHARES).setBackupCount(1));
-        config.addMapConfig(new MapConfig(LOGINS).setBackupCount(1));
-        config.addMapConfig(new MapConfig(LOGIN_FLOWS).setBackupCount(1));
-        // When a split heals, the side that merges (the smaller) drops its copy of our maps instead of adding the
-        // keys the other side lacks: those are mostly records the other side removed meanwhile (an ended session,
-        // a revoked token, a spent ticket), which Hazelcast's default (put if absent) brought back to life, found by
-        // the fault campaign. What the merging nodes still hold they write back themselves under their new member
-        // ids (registry entry, session records, quota places); tokens and tickets made on the small side during the
-        // split are lost.
-        for (String map : List.of(NODES, SESSIONS, USER_SESSIONS, TOKENS, TOKEN_NAMES, ADDRESSBOOK,
-                ADDRESSBOOK_LEASE, TICKETS, RELAY_TICKETS, SHARES, LOGINS, LOGIN_FLOWS)) {
-            config.getMapConfig(map).getMergePolicyConfig().setPolicy(DiscardMergePolicy.class.getName());
-        }
+        ClusterMaps.ALL.forEach(map -> config.addMapConfig(map.config(quorum)));
         return config;
     }
 

@@ -81,7 +81,7 @@ public final class SessionHost {
     public SessionInfo open(String sessionId, Identity creator, SessionSpec spec, InetAddress target, int chargedMb) {
         SessionInfo info = new SessionInfo(sessionId, spec.protocol(), SessionStatus.PENDING, clock.instant(),
                 spec.hostname(), spec.port(), spec.username(), creator.name(), creator.id(), 0, nodeId, chargedMb, null,
-                null, List.of(), creator.email());
+                null, List.of(), creator.email(), 1);
         LocalSession session = new LocalSession(info, spec, target, drives.arguments(sessionId, spec));
         synchronized (session) {
             LocalSession already = sessions.putIfAbsent(sessionId, session);
@@ -89,7 +89,7 @@ public final class SessionHost {
                 // The placing node asked again after a late answer: it is the same session, opened once.
                 return already.info();
             }
-            ledger.publish(info);
+            ledger.opened(info);
             session.pendingTimer = vertx.setTimer(limits.pendingTimeout().toMillis(), id -> expire(session));
         }
         LOG.info("session {} pending: node={} protocol={} target={}:{} by={} owner={}{} charged={}MB", sessionId,
@@ -187,7 +187,7 @@ public final class SessionHost {
                 }
                 link = carrier;
                 session.watchers.put(carrier, watcher);
-                publishWatchers(session);
+                ledger.watcherJoined(watched(session), watcher);
             }
             LOG.info("session {}: {} watching by share {} ({})", session.id(), watcher.name(), watcher.shareId(),
                     watcher.readOnly() ? "read-only" : "collaborative");
@@ -207,7 +207,7 @@ public final class SessionHost {
             synchronized (session) {
                 gone = link != null && session.watchers.remove(link) != null;
                 if (gone && session.state != LocalSession.State.ENDED) {
-                    publishWatchers(session);
+                    ledger.watcherLeft(watched(session), watcher, end.message());
                 }
             }
             if (gone) {
@@ -246,9 +246,10 @@ public final class SessionHost {
         return cut.size();
     }
 
-    private void publishWatchers(LocalSession session) {
+    /** The session's record with its watchers as they are now; called under its lock. */
+    private static SessionInfo watched(LocalSession session) {
         session.info = session.info.watchedBy(List.copyOf(session.watchers.values()));
-        ledger.publish(session.info);
+        return session.info;
     }
 
     /** Ends every watcher of a session that has ended; called outside its lock. */
@@ -281,63 +282,30 @@ public final class SessionHost {
                 session.durationTimer = vertx.setTimer(left, id -> terminate(session, GuacamoleStatus.SESSION_TIMEOUT,
                         "the session reached its maximum duration of " + limits.maxDuration().toSeconds() + " s"));
             }
-            ledger.activated(info);
+            ledger.attached(info);
         }
         return true;
     }
 
-    /** What a session's tunnel asks when its client goes: keep guacd's connection, for a client to join again. */
-    public Detacher detacher(LocalSession session) {
-        return new Detacher() {
-            @Override
-            public boolean keepsGuacd() {
-                synchronized (session) {
-                    return !limits.reattachGrace().isZero() && session.state == LocalSession.State.ACTIVE
-                            && session.anchor == null && session.connectionId != null
-                            && session.terminationReason == null;
-                }
-            }
-
-            @Override
-            public void detached(SessionLink anchor, TunnelEnd end) {
-                synchronized (session) {
-                    if (session.state != LocalSession.State.ACTIVE) {
-                        anchor.terminate(GuacamoleStatus.SESSION_CLOSED, "the session has ended");
-                        return;
-                    }
-                    session.anchor = anchor;
-                }
-                detach(session, end);
-            }
-
-            @Override
-            public void anchorEnded(TunnelEnd end) {
-                String reason;
-                synchronized (session) {
-                    session.anchor = null;
-                    reason = session.terminationReason != null ? session.terminationReason : end.message();
-                }
-                finish(session, end.isError() ? SessionStatus.ERROR : SessionStatus.COMPLETED, reason, end);
-            }
-        };
+    /** The held guacd connection ended (guacd closed it, failed, or the gateway let it go). */
+    private void anchorEnded(LocalSession session, TunnelEnd end) {
+        String reason;
+        synchronized (session) {
+            session.anchor = null;
+            reason = session.terminationReason != null ? session.terminationReason : end.message();
+        }
+        finish(session, end.isError() ? SessionStatus.ERROR : SessionStatus.COMPLETED, reason, end);
     }
 
     /** No client for now: the session waits for one to come back, its guacd connection held by its anchor. */
     private void detach(LocalSession session, TunnelEnd end) {
-        SessionInfo info;
-        synchronized (session) {
-            if (session.state != LocalSession.State.ACTIVE) {
-                return; // deleted or ended meanwhile, which let the anchor go too
-            }
-            session.state = LocalSession.State.DETACHED;
-            session.tunnel = null;
-            session.info = session.info.detached();
-            info = session.info;
-            long grace = limits.reattachGrace().toMillis();
-            session.graceTimer = vertx.setTimer(grace, id -> terminate(session, GuacamoleStatus.SESSION_TIMEOUT,
-                    "no client came back within " + limits.reattachGrace().toSeconds() + " s"));
-            ledger.activated(info);
-        }
+        session.state = LocalSession.State.DETACHED;
+        session.tunnel = null;
+        session.info = session.info.detached();
+        long grace = limits.reattachGrace().toMillis();
+        session.graceTimer = vertx.setTimer(grace, id -> terminate(session, GuacamoleStatus.SESSION_TIMEOUT,
+                "no client came back within " + limits.reattachGrace().toSeconds() + " s"));
+        ledger.detached(session.info, end.message());
         LOG.info("session {} detached: {}; held {} s for its client to come back", session.id(), end.message(),
                 limits.reattachGrace().toSeconds());
     }
@@ -347,18 +315,26 @@ public final class SessionHost {
         finish(session, status, reason, null);
     }
 
-    public void tunnelEnded(LocalSession session, TunnelEnd end) {
-        boolean detach;
+    /**
+     * The session's tunnel ended: the one place that decides whether the session waits for its client. It does when
+     * the client went without a word, waiting is configured, and nothing is ending the session: the first time,
+     * guacd's connection is kept ({@code hold}); a client that had joined the kept connection leaves it kept.
+     */
+    public void tunnelEnded(LocalSession session, TunnelEnd end, GuacdHold hold) {
+        String reason;
         synchronized (session) {
-            // A joined client went: the held connection stays, for the next one.
-            detach = end.cause() == TunnelEnd.Cause.CLIENT_LEFT && session.anchor != null
-                    && session.state == LocalSession.State.ACTIVE && session.terminationReason == null;
+            boolean waits = hold != null && !limits.reattachGrace().isZero()
+                    && session.state == LocalSession.State.ACTIVE && session.connectionId != null
+                    && session.terminationReason == null;
+            if (waits) {
+                if (session.anchor == null) {
+                    session.anchor = hold.keep(anchorEnd -> anchorEnded(session, anchorEnd));
+                }
+                detach(session, end);
+                return;
+            }
+            reason = session.terminationReason != null ? session.terminationReason : end.message();
         }
-        if (detach) {
-            detach(session, end);
-            return;
-        }
-        String reason = session.terminationReason != null ? session.terminationReason : end.message();
         finish(session, end.isError() ? SessionStatus.ERROR : SessionStatus.COMPLETED, reason, end);
     }
 
@@ -373,31 +349,14 @@ public final class SessionHost {
             return Future.succeededFuture(false);
         }
         CompletionStage<Void> forgotten;
-        SessionLink tunnel;
-        SessionLink anchor;
-        List<SessionLink> watchers;
+        Links links;
         synchronized (session) {
-            tunnel = session.tunnel;
-            anchor = session.anchor;
-            watchers = List.copyOf(session.watchers.keySet());
-            session.watchers.clear();
             boolean wasLive = session.state != LocalSession.State.ENDED;
-            session.tunnel = null;
-            session.anchor = null;
-            cancelTimer(session.graceTimer);
-            session.state = LocalSession.State.ENDED;
-            cancelTimer(session.pendingTimer);
-            cancelTimer(session.durationTimer);
+            links = end(session);
             sessions.remove(session.id(), session);
             forgotten = ledger.deleted(session.info, wasLive, who.name());
         }
-        if (tunnel != null) {
-            tunnel.terminate(GuacamoleStatus.SESSION_CLOSED, "the session was deleted");
-        }
-        if (anchor != null) {
-            anchor.terminate(GuacamoleStatus.SESSION_CLOSED, "the session was deleted");
-        }
-        endWatchers(watchers, "the session was deleted");
+        links.terminate("the session was deleted", "the session was deleted");
         wakeIfIdle();
         // Answered once the record is gone, so that whoever deleted reads 404 next, on any node.
         return Stages.await(vertx, forgotten).otherwiseEmpty().map(true);
@@ -433,6 +392,21 @@ public final class SessionHost {
             }
         }
         return ReservationBook.of(held);
+    }
+
+    /**
+     * This node rejoined the cluster (after a split or a pause) still holding its sessions: each live one has its
+     * record and quota place written again ({@link SessionLedger#reasserted}), under its lock, so that a session
+     * ending meanwhile is not given a place again after it gave its own back.
+     */
+    public void reassertAll() {
+        for (LocalSession session : sessions.values()) {
+            synchronized (session) {
+                if (session.state != LocalSession.State.ENDED) {
+                    ledger.reasserted(session.info);
+                }
+            }
+        }
     }
 
     public LocalSession local(String sessionId) {
@@ -525,28 +499,17 @@ public final class SessionHost {
     }
 
     private void finish(LocalSession session, SessionStatus status, String reason, TunnelEnd end) {
-        SessionLink anchor;
-        List<SessionLink> watchers;
+        Links links;
         synchronized (session) {
             if (session.state == LocalSession.State.ENDED) {
                 return; // deleted, or already finished by whichever end came first
             }
-            watchers = List.copyOf(session.watchers.keySet());
-            session.watchers.clear();
-            session.state = LocalSession.State.ENDED;
-            session.tunnel = null;
-            anchor = session.anchor;
-            session.anchor = null;
-            cancelTimer(session.pendingTimer);
-            cancelTimer(session.durationTimer);
-            cancelTimer(session.graceTimer);
+            links = end(session);
             session.info = session.info.ended(status, clock.instant(), reason);
             ledger.ended(session.info, end);
         }
-        if (anchor != null) {
-            anchor.terminate(GuacamoleStatus.SESSION_CLOSED, reason); // e.g. a join that failed
-        }
-        endWatchers(watchers, "the session has ended: " + reason);
+        // The tunnel that ended it, if any, has ended already; an anchor left is e.g. that of a join that failed.
+        links.terminate(reason, "the session has ended: " + reason);
         wakeIfIdle();
         long retention = limits.retention().toMillis();
         if (retention == 0) {
@@ -567,6 +530,33 @@ public final class SessionHost {
         if (sessions.remove(session.id(), session)) {
             ledger.forget(session.info());
         }
+    }
+
+    /** What carried an ended session's traffic, to be ended outside its lock. */
+    private record Links(SessionLink tunnel, SessionLink anchor, List<SessionLink> watchers) {
+
+        void terminate(String reason, String watchersReason) {
+            if (tunnel != null) {
+                tunnel.terminate(GuacamoleStatus.SESSION_CLOSED, reason);
+            }
+            if (anchor != null) {
+                anchor.terminate(GuacamoleStatus.SESSION_CLOSED, reason);
+            }
+            endWatchers(watchers, watchersReason);
+        }
+    }
+
+    /** The session is over, whoever ended it: no timer, no link; called under its lock. */
+    private Links end(LocalSession session) {
+        Links links = new Links(session.tunnel, session.anchor, List.copyOf(session.watchers.keySet()));
+        session.state = LocalSession.State.ENDED;
+        session.watchers.clear();
+        session.tunnel = null;
+        session.anchor = null;
+        cancelTimer(session.pendingTimer);
+        cancelTimer(session.durationTimer);
+        cancelTimer(session.graceTimer);
+        return links;
     }
 
     private void cancelTimer(long timer) {

@@ -6,58 +6,59 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.model.SessionInfo;
-import org.farmgate.model.SessionStatus;
+import org.farmgate.model.Watcher;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
-import org.farmgate.router.SessionRouter;
+import org.farmgate.router.registry.NodeRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The one place where a session ends. Whatever ends it (its tunnel closing, a failed handshake, the pending time
  * running out, a delete, the maximum duration, shutdown, or its node leaving the cluster), what the session held is
- * given back here and nowhere else: its drive directory, its final record (kept for the retention time, or removed
- * at once after a delete), its reservation on its node's registry entry, its place in its creator's quota, the count
- * of ends by status, and the one log line that says how it ended.
+ * given back here and nowhere else: its final record (kept for the retention time, or removed at once after a
+ * delete), its reservation on its node's registry entry, its place in its creator's quota, and the one log line that
+ * says how it ended. Every step of the session's life, its end included, is then told as a {@link SessionEvent} to
+ * whoever subscribed ({@link SessionEvents}): the metrics, the drive directories, history and the like; the ledger
+ * knows none of them.
  *
  * <p>Every method is asynchronous and does no I/O of its own on the caller's thread, so {@link SessionHost} may call
- * it under a session's lock, which keeps a session's record writes in order. Giving back twice is harmless to the
- * reservation (released by session id); the host calls {@link #ended} once per session.
+ * it under a session's lock, which keeps a session's record writes and events in order. Giving back twice is
+ * harmless to the reservation (released by session id); the host calls {@link #ended} once per session.
  */
 public final class SessionLedger {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionLedger.class);
 
-    /** Counts ends by the status they leave the record in. */
-    public interface EndCounter {
-        void ended(SessionStatus status);
-    }
-
     private final String nodeId;
     private final SessionDirectory directory;
-    private final SessionRouter router;
+    private final NodeRegistry registry;
     private final SessionQuota quota;
-    private final EndCounter counter;
-    private final SessionDrives drives;
+    private final SessionEvents events;
     private final Clock clock;
 
-    public SessionLedger(String nodeId, SessionDirectory directory, SessionRouter router, SessionQuota quota,
-            EndCounter counter, SessionDrives drives, Clock clock) {
-        this.drives = drives;
+    public SessionLedger(String nodeId, SessionDirectory directory, NodeRegistry registry, SessionQuota quota,
+            SessionEvents events, Clock clock) {
+        this.events = events;
         this.nodeId = nodeId;
         this.directory = directory;
-        this.router = router;
+        this.registry = registry;
         this.quota = quota;
-        this.counter = counter;
         this.clock = clock;
     }
 
-    /** The session's record as it changes while it lives (pending, active). */
+    /** A session placed on this node is pending, waiting for its first WebSocket. */
+    void opened(SessionInfo info) {
+        publish(info);
+        events.tell(new SessionEvent.Opened(info));
+    }
+
+    /** The session's record written as it is (again, by the repair that found it missing). */
     public void publish(SessionInfo info) {
         logFailure(directory.publish(info).thenAccept(written -> {
             if (!written) {
-                LOG.warn("session {}: its record names another node; node {} leaves it as it is", info.sessionId(),
-                        nodeId);
+                LOG.info("session {}: the directory keeps its record over revision {} ({}): another node's, a newer "
+                        + "one, an end, or a removal", info.sessionId(), info.revision(), info.status().wireName());
             }
         }), "publish the record of", info.sessionId());
     }
@@ -67,28 +68,46 @@ public final class SessionLedger {
      * place are written again, since the other side may have marked it lost and given the place back meanwhile. Its
      * reservation comes back with the node's next heartbeat.
      */
-    public void reasserted(SessionInfo info) {
-        publish(info);
+    void reasserted(SessionInfo info) {
+        logFailure(directory.reassert(info), "write again the record of", info.sessionId());
         logFailure(quota.tryAcquire(info.ownerId(), info.sessionId(), info.estimatedMemoryMb(),
                 SessionQuota.Limits.NONE),
                 "take again the quota place of", info.sessionId());
     }
 
-    /** The guacd connection exists: the session's reservation now stands for real memory. */
-    public void activated(SessionInfo info) {
+    /** A client is attached, so the guacd connection exists: the session's reservation now stands for real memory. */
+    void attached(SessionInfo info) {
         publish(info);
-        logFailure(router.activate(nodeId, info.sessionId()), "activate the reservation of", info.sessionId());
+        logFailure(registry.activate(nodeId, info.sessionId()), "activate the reservation of", info.sessionId());
         LOG.info("session {} active: node={} protocol={}", info.sessionId(), nodeId, info.sessionType().wireName());
+        events.tell(new SessionEvent.Attached(info));
+    }
+
+    /** The client went without a word; guacd's connection is held for one to come back. */
+    void detached(SessionInfo info, String why) {
+        publish(info);
+        events.tell(new SessionEvent.Detached(info, why));
+    }
+
+    /** Someone joined by a share link; {@code info} lists them. */
+    void watcherJoined(SessionInfo info, Watcher watcher) {
+        publish(info);
+        events.tell(new SessionEvent.WatcherJoined(info, watcher));
+    }
+
+    /** A watcher left a session that goes on; {@code info} no longer lists them. */
+    void watcherLeft(SessionInfo info, Watcher watcher, String why) {
+        publish(info);
+        events.tell(new SessionEvent.WatcherLeft(info, watcher, why));
     }
 
     /**
      * A session of this node ended, with its final record {@code ended}; {@code end} tells how its tunnel ended
      * when it had one. The record stays readable until {@link #forget} is called.
      */
-    public void ended(SessionInfo ended, TunnelEnd end) {
+    void ended(SessionInfo ended, TunnelEnd end) {
         publish(ended);
         giveBack(ended);
-        drives.remove(ended.sessionId());
         long seconds = Duration.between(ended.createdAt(), ended.endedAt()).toSeconds();
         if (end != null) {
             LOG.info("session {} {}: node={} protocol={} duration={}s bytes_to_client={} bytes_to_guacd={} "
@@ -99,20 +118,20 @@ public final class SessionLedger {
             LOG.info("session {} {}: node={} protocol={} duration={}s reason=\"{}\"", ended.sessionId(),
                     ended.status().wireName(), nodeId, ended.sessionType().wireName(), seconds, ended.endReason());
         }
+        events.tell(new SessionEvent.Ended(ended, end));
     }
 
     /**
      * A session of this node was deleted: its record goes at once; what it held is given back if it still lived.
      * Completes when the record is gone (or its removal failed, which is logged).
      */
-    public CompletionStage<Void> deleted(SessionInfo info, boolean wasLive, String by) {
+    CompletionStage<Void> deleted(SessionInfo info, boolean wasLive, String by) {
         CompletionStage<Void> forgotten = forget(info);
         if (wasLive) {
             giveBack(info);
-            drives.remove(info.sessionId());
-            counter.ended(SessionStatus.COMPLETED);
         }
         LOG.info("session {} deleted: node={} by={}", info.sessionId(), nodeId, by);
+        events.tell(new SessionEvent.Deleted(info, wasLive, by));
         return forgotten;
     }
 
@@ -146,7 +165,7 @@ public final class SessionLedger {
         for (SessionInfo session : lost) {
             logFailure(quota.release(session.ownerId(), session.sessionId()), "give back the quota place of",
                     session.sessionId());
-            counter.ended(SessionStatus.LOST);
+            events.tell(new SessionEvent.Lost(session));
         }
         if (!lost.isEmpty()) {
             LOG.info("{} sessions of node {} marked lost", lost.size(), ofNode);
@@ -155,12 +174,9 @@ public final class SessionLedger {
     }
 
     private void giveBack(SessionInfo info) {
-        logFailure(router.release(nodeId, info.sessionId()), "release the reservation of", info.sessionId());
+        logFailure(registry.release(nodeId, info.sessionId()), "release the reservation of", info.sessionId());
         logFailure(quota.release(info.ownerId(), info.sessionId()), "give back the quota place of",
                 info.sessionId());
-        if (!info.status().isLive()) {
-            counter.ended(info.status());
-        }
     }
 
     private static void logFailure(CompletionStage<?> stage, String what, String sessionId) {

@@ -1,5 +1,6 @@
 package org.farmgate.node.tunnel;
 
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetSocket;
@@ -49,7 +50,7 @@ final class Anchor implements SessionLink {
         guacd.drainHandler(null);
         nopTimer = context.owner().setPeriodic(NOP_INTERVAL_MS, id -> {
             if (!ended && !guacd.writeQueueFull()) {
-                guacd.write(Instruction.of("nop").encode());
+                guacd.write(Instruction.of("nop").encode()).onComplete(this::written);
             }
         });
         guacd.resume();
@@ -71,22 +72,20 @@ final class Anchor implements SessionLink {
         if (scanner.completedOpcodeIs(SYNC)) {
             Instruction sync = Tunnel.decode(bytes, start, end);
             if (!sync.args().isEmpty() && !guacd.writeQueueFull()) {
-                guacd.write(Instruction.of("sync", sync.arg(0)).encode());
+                guacd.write(Instruction.of("sync", sync.arg(0)).encode()).onComplete(this::written);
             }
         } else if (scanner.completedOpcodeIs(ERROR)) {
             Instruction error = Tunnel.decode(bytes, start, end);
-            end(TunnelEnd.Cause.GUACD_ERROR, error.args().size() > 1 ? parse(error.arg(1))
-                    : GuacamoleStatus.UPSTREAM_ERROR.code(), "guacd: " + (error.args().isEmpty() ? "" : error.arg(0)));
+            end(TunnelEnd.Cause.GUACD_ERROR, Closing.statusOf(error), "guacd: " + Closing.messageOf(error));
         } else if (scanner.completedOpcodeIs(DISCONNECT)) {
             end(TunnelEnd.Cause.GUACD_CLOSED, 0, "guacd ended the connection while no client was attached");
         }
     }
 
-    private static int parse(String status) {
-        try {
-            return Integer.parseInt(status);
-        } catch (NumberFormatException e) {
-            return GuacamoleStatus.UPSTREAM_ERROR.code();
+    private void written(AsyncResult<Void> written) {
+        if (written.failed()) {
+            end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(), "writing to guacd failed while "
+                    + "no client was attached: " + written.cause().getMessage());
         }
     }
 
@@ -104,6 +103,9 @@ final class Anchor implements SessionLink {
         if (nopTimer >= 0) {
             context.owner().cancelTimer(nopTimer);
         }
+        guacd.handler(null);
+        guacd.closeHandler(null);
+        guacd.exceptionHandler(null);
         guacd.close();
         listener.accept(new TunnelEnd(cause, status, message, 0, 0, fromGuacd.instructions(), 0));
     }

@@ -1,6 +1,7 @@
 package org.farmgate.node.tunnel;
 
 import io.netty.handler.codec.CorruptedFrameException;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocket;
@@ -17,7 +18,6 @@ import org.farmgate.node.session.ClientHints;
 import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.protocol.GuacamoleStatus;
-import org.farmgate.protocol.Instruction;
 
 /**
  * Attaches a WebSocket to a session this node holds: claims the session, runs the guacd handshake (only now, when
@@ -62,6 +62,7 @@ final class LocalAttach {
             return;
         }
         long started = System.nanoTime();
+        Context context = vertx.getOrCreateContext(); // the WebSocket's: its handlers run here
         guacd.connect(session.handshakeRequest(hints, defaultTimezone))
                 .onComplete(result -> metrics.handshake(result.succeeded() ? "ok" : result.cause()
                         instanceof GuacdException e ? String.valueOf(e.guacamoleCode()) : "failed", System.nanoTime() - started))
@@ -71,8 +72,8 @@ final class LocalAttach {
                         clientGone(session, watch, "during the guacd handshake");
                         return;
                     }
-                    Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(), metrics, stallLimit,
-                            end -> host.tunnelEnded(session, end), host.detacher(session));
+                    Tunnel tunnel = new Tunnel(context, ws, connection, session.id(), metrics, stallLimit,
+                            (end, hold) -> host.tunnelEnded(session, end, hold));
                     if (!host.activate(session, tunnel, connection.connectionId())) {
                         connection.socket().close();
                         refuse(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session was deleted");
@@ -105,6 +106,7 @@ final class LocalAttach {
         }
         Identity.ShareScope scope = identity.share();
         LocalSession session = place.session();
+        Context context = vertx.getOrCreateContext(); // the WebSocket's: its handlers run here
         shares.stands(scope).compose(stands -> {
             if (!stands) {
                 return Future.failedFuture(new ForbiddenException("the share link was revoked or has expired"));
@@ -116,8 +118,8 @@ final class LocalAttach {
                 place.failed();
                 return;
             }
-            Tunnel tunnel = new Tunnel(vertx, ws, connection, session.id(), metrics, stallLimit, place::ended, null,
-                    scope.readOnly() ? ClientInput.READ_ONLY : ClientInput.FULL);
+            Tunnel tunnel = new Tunnel(context, ws, connection, session.id(), metrics, stallLimit,
+                    (end, hold) -> place.ended(end), scope.readOnly() ? ClientInput.READ_ONLY : ClientInput.FULL);
             if (!place.started(tunnel)) {
                 connection.socket().close();
                 refuse(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session has ended");
@@ -143,10 +145,6 @@ final class LocalAttach {
 
     /** Tells the client why, the way Apache Guacamole's tunnel does: an error instruction, then the close reason. */
     static void refuse(ServerWebSocket ws, int status, String message) {
-        if (ws.isClosed()) {
-            return;
-        }
-        ws.writeTextMessage(Instruction.of("error", message, String.valueOf(status)).encode());
-        ws.close(GuacamoleStatus.webSocketCloseCodeOf(status), String.valueOf(status));
+        Closing.withError(ws, status, message);
     }
 }

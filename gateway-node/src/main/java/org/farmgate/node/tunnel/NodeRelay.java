@@ -1,7 +1,9 @@
 package org.farmgate.node.tunnel;
 
 import io.netty.handler.codec.CorruptedFrameException;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.http.WebSocket;
@@ -50,8 +52,9 @@ final class NodeRelay {
                 // One WebSocket per relayed browser, all to the same few owners: Vert.x's default of 50 per
                 // endpoint made the 51st browser relayed to one owner wait for another to leave.
                 .setMaxConnections(RELAYS_PER_OWNER)
-                .setMaxFrameSize(Tunnel.MAX_MESSAGE_BYTES + 1024)
-                .setMaxMessageSize(4 * Tunnel.MAX_MESSAGE_BYTES)
+                // The owner's tunnel never fragments: each message is one frame of at most this length.
+                .setMaxFrameSize(Tunnel.MAX_FRAME_TO_CLIENT)
+                .setMaxMessageSize(Tunnel.MAX_FRAME_TO_CLIENT)
                 .setTryUsePerMessageCompression(false);
         if (security.secured()) {
             security.mutualTls(options).setVerifyHost(false);
@@ -82,36 +85,47 @@ final class NodeRelay {
             return;
         }
         browsers.add(browser);
+        String broke = "the connection to node " + ownerId + " that holds the session broke";
+        // A write either side could not take ends the relay: Vert.x 5 reports a failed write only there.
+        Handler<AsyncResult<Void>> toBrowser = written -> {
+            if (written.failed()) {
+                stop(browser, upstream);
+                upstream.close();
+            }
+        };
+        Handler<AsyncResult<Void>> toUpstream = written -> {
+            if (written.failed()) {
+                stop(browser, upstream);
+                LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(), broke);
+            }
+        };
         upstream.handler(data -> {
             if (!browser.isClosed()) {
                 Bytes.Slice slice = Bytes.of(data);
-                browser.writeFrame(Bytes.textFrame(slice.array(), slice.offset(), slice.length()));
+                browser.writeFrame(Bytes.textFrame(slice.array(), slice.offset(), slice.length()))
+                        .onComplete(toBrowser);
                 pauseWhileFull(upstream, browser);
             }
         });
         browser.handler(data -> {
             if (!upstream.isClosed()) {
-                upstream.writeFrame(WebSocketFrame.binaryFrame(data, true));
+                upstream.writeFrame(WebSocketFrame.binaryFrame(data, true)).onComplete(toUpstream);
                 pauseWhileFull(browser, upstream);
             }
         });
         upstream.closeHandler(ignored -> {
+            stop(browser, upstream);
             Short code = upstream.closeStatusCode();
-            if (browser.isClosed()) {
-                return;
-            }
-            String reason = upstream.closeReason();
             // The owner's tunnel always closes with a Guacamole status as reason; anything else means it went away.
-            if (code == null || reason == null || !reason.matches("\\d{1,5}")) {
-                LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
-                        "the connection to node " + ownerId + " that holds the session broke");
-            } else {
-                browser.close(code, reason);
+            if (code == null || Closing.statusIn(upstream.closeReason()) == null) {
+                LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(), broke);
+            } else if (!browser.isClosed()) {
+                browser.close(code, upstream.closeReason());
             }
         });
         upstream.exceptionHandler(error -> LOG.debug("relay to node {}: {}", ownerId, error.getMessage()));
         browser.closeHandler(ignored -> {
-            browsers.remove(browser);
+            stop(browser, upstream);
             if (!upstream.isClosed()) {
                 upstream.close();
             }
@@ -124,6 +138,13 @@ final class NodeRelay {
             }
         });
         browser.resume();
+    }
+
+    /** The relay is over: neither side's handlers may move data, pause or resume any more. */
+    private void stop(ServerWebSocket browser, WebSocket upstream) {
+        browsers.remove(browser);
+        Closing.clearHandlers(browser);
+        Closing.clearHandlers(upstream);
     }
 
     private static void pauseWhileFull(WebSocketBase source, WebSocketBase destination) {

@@ -1,20 +1,21 @@
 package org.farmgate.node.tunnel;
 
 import io.netty.handler.codec.CorruptedFrameException;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
-import io.vertx.core.Vertx;
+import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocketBase;
 import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.function.Consumer;
 import org.farmgate.node.guacd.GuacdConnection;
 import org.farmgate.node.metrics.NodeMetrics;
-import org.farmgate.node.session.Detacher;
+import org.farmgate.node.session.GuacdHold;
 import org.farmgate.node.session.SessionLink;
 import org.farmgate.node.session.TunnelEnd;
+import org.farmgate.node.session.TunnelListener;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.protocol.Instruction;
 import org.farmgate.protocol.InstructionScanner;
@@ -35,8 +36,14 @@ import org.farmgate.protocol.WireLimits;
  * {@code ping} is echoed, the rest dropped.
  *
  * <p>guacd's {@code error} is forwarded, then the WebSocket is closed with the error's status as the close reason,
- * which is where guacamole-common-js looks for it. Whatever ends first, both sides are closed and the listener
- * hears about it exactly once.
+ * which is where guacamole-common-js looks for it. Whatever ends first, the listener hears about it exactly once. As
+ * in {@code PipeImpl}, a write that fails ends the tunnel (in Vert.x 5 that is the only place a failed write is
+ * reported), and an ended tunnel leaves no handler of its own on either socket, so nothing it set can pause, resume
+ * or write to guacd's connection once another holds it. When the client went without a word, guacd's connection is
+ * offered to the listener ({@link GuacdHold}), which decides whether the session waits for the client; the tunnel
+ * closes it otherwise.
+ *
+ * <p>Everything runs on the context the tunnel is given: the WebSocket's own, where its handlers run.
  */
 public final class Tunnel implements SessionLink {
 
@@ -44,6 +51,11 @@ public final class Tunnel implements SessionLink {
     private static final byte[] DISCONNECT = "disconnect".getBytes(StandardCharsets.US_ASCII);
     /** One WebSocket frame's worth: the default frame limit of most WebSocket libraries is 64 KiB. */
     static final int MAX_MESSAGE_BYTES = 65536;
+    /**
+     * The longest frame the tunnel sends a client: a message of whole instructions, or one longer instruction
+     * alone. Browsers take any length; a node relaying a browser must take this much (NodeRelay).
+     */
+    static final int MAX_FRAME_TO_CLIENT = Math.max(MAX_MESSAGE_BYTES, WireLimits.FROM_GUACD.maxInstructionBytes());
     /** An internal instruction whose first argument is "ping"; the lengths make the prefix exact. */
     private static final byte[] PING = "0.,4.ping".getBytes(StandardCharsets.US_ASCII);
     /** RFC 6455's close code for a protocol violation. */
@@ -54,7 +66,9 @@ public final class Tunnel implements SessionLink {
     private final NetSocket guacd;
     private final GuacdConnection connection;
     private final String tunnelId;
-    private final Consumer<TunnelEnd> listener;
+    private final TunnelListener listener;
+    private final Handler<AsyncResult<Void>> clientWritten = this::clientWritten;
+    private final Handler<AsyncResult<Void>> guacdWritten = this::guacdWritten;
     private final NodeMetrics metrics;
     private long countedFromGuacd;
     private long countedFromClient;
@@ -75,34 +89,32 @@ public final class Tunnel implements SessionLink {
     private boolean clientHeldByEchoes;
     /** The client ended the session itself: its going is not an absence to wait out. */
     private boolean clientSaidDisconnect;
-    private final Detacher detacher;
     private final ClientInput input;
     private final StallWatch clientStall;
     private final StallWatch guacdStall;
 
     /**
+     * @param context the WebSocket's context: the tunnel's handlers, timers and writes all run on it
      * @param stallLimit how long a side may read nothing while the other has data for it
-     * @param detacher asked whether the guacd connection stays when the client goes; null: it never does
      */
-    public Tunnel(Vertx vertx, WebSocketBase client, GuacdConnection connection, String tunnelId,
-            NodeMetrics metrics, Duration stallLimit, Consumer<TunnelEnd> listener, Detacher detacher) {
-        this(vertx, client, connection, tunnelId, metrics, stallLimit, listener, detacher, ClientInput.FULL);
+    public Tunnel(Context context, WebSocketBase client, GuacdConnection connection, String tunnelId,
+            NodeMetrics metrics, Duration stallLimit, TunnelListener listener) {
+        this(context, client, connection, tunnelId, metrics, stallLimit, listener, ClientInput.FULL);
     }
 
     /** @param input which of the client's instructions reach guacd */
-    Tunnel(Vertx vertx, WebSocketBase client, GuacdConnection connection, String tunnelId, NodeMetrics metrics,
-            Duration stallLimit, Consumer<TunnelEnd> listener, Detacher detacher, ClientInput input) {
+    Tunnel(Context context, WebSocketBase client, GuacdConnection connection, String tunnelId, NodeMetrics metrics,
+            Duration stallLimit, TunnelListener listener, ClientInput input) {
         this.metrics = metrics;
-        this.detacher = detacher;
         this.input = input;
         long limitMs = stallLimit.toMillis();
-        this.clientStall = new StallWatch(vertx, limitMs, () -> end(TunnelEnd.Cause.CLIENT_ERROR,
+        this.clientStall = new StallWatch(context.owner(), limitMs, () -> end(TunnelEnd.Cause.CLIENT_ERROR,
                 GuacamoleStatus.CLIENT_TIMEOUT.code(), "the client read nothing for " + stallLimit.toSeconds()
                         + " s while the session had data for it", false));
-        this.guacdStall = new StallWatch(vertx, limitMs, () -> end(TunnelEnd.Cause.GUACD_ERROR,
+        this.guacdStall = new StallWatch(context.owner(), limitMs, () -> end(TunnelEnd.Cause.GUACD_ERROR,
                 GuacamoleStatus.UPSTREAM_TIMEOUT.code(), "guacd read nothing for " + stallLimit.toSeconds()
                         + " s while the client had data for it", true));
-        this.context = vertx.getOrCreateContext();
+        this.context = context;
         this.client = client;
         this.guacd = connection.socket();
         this.connection = connection;
@@ -113,7 +125,7 @@ public final class Tunnel implements SessionLink {
     /** Starts relaying; call on the WebSocket's event loop, right after the handshake succeeded. */
     public void start() {
         // Like Apache Guacamole's own tunnel: the first message names the tunnel.
-        client.writeTextMessage(Instruction.of("", tunnelId).encode());
+        client.writeTextMessage(Instruction.of("", tunnelId).encode()).onComplete(clientWritten);
         guacd.handler(this::onGuacdData);
         guacd.closeHandler(ignored -> onGuacdClosed());
         guacd.exceptionHandler(error -> end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(),
@@ -162,7 +174,7 @@ public final class Tunnel implements SessionLink {
     public void tell(String instruction) {
         context.runOnContext(ignored -> {
             if (!ended && !client.isClosed() && !client.writeQueueFull()) {
-                client.writeTextMessage(instruction);
+                client.writeTextMessage(instruction).onComplete(clientWritten);
             }
         });
     }
@@ -205,6 +217,9 @@ public final class Tunnel implements SessionLink {
 
     /** The client's queue has room again: guacd may send, and the client's pings may be answered. */
     private void clientDrained() {
+        if (ended) {
+            return; // guacd's connection may be another's by now
+        }
         clientStall.released();
         guacd.resume();
         clientHeldByEchoes = false;
@@ -235,7 +250,7 @@ public final class Tunnel implements SessionLink {
     }
 
     private void sendToClient(byte[] bytes, int start, int end) {
-        client.writeFrame(Bytes.textFrame(bytes, start, end - start));
+        client.writeFrame(Bytes.textFrame(bytes, start, end - start)).onComplete(clientWritten);
         bytesToClient += end - start;
         long instructions = fromGuacd.instructions();
         metrics.relayed(NodeMetrics.Direction.TO_CLIENT, end - start, instructions - countedFromGuacd);
@@ -243,18 +258,25 @@ public final class Tunnel implements SessionLink {
     }
 
     private void endWithGuacdError() {
-        List<String> args = guacdError.args();
-        int status = GuacamoleStatus.UPSTREAM_ERROR.code();
-        if (args.size() > 1) {
-            try {
-                status = Integer.parseInt(args.get(1));
-            } catch (NumberFormatException ignored) {
-                // guacd's status was not a number: report a generic upstream error
-            }
-        }
-        String message = args.isEmpty() ? "" : args.get(0);
+        int status = Closing.statusOf(guacdError);
         // The error instruction itself already went to the client with the frame it came in.
-        end(TunnelEnd.Cause.GUACD_ERROR, status, "guacd error " + status + ": " + message, false);
+        end(TunnelEnd.Cause.GUACD_ERROR, status, "guacd error " + status + ": " + Closing.messageOf(guacdError),
+                false);
+    }
+
+    /** A write the client's connection could not take: it is gone, whatever its close handler will say. */
+    private void clientWritten(AsyncResult<Void> written) {
+        if (written.failed()) {
+            end(TunnelEnd.Cause.CLIENT_LEFT, 0, "writing to the client failed: " + written.cause().getMessage(),
+                    false);
+        }
+    }
+
+    private void guacdWritten(AsyncResult<Void> written) {
+        if (written.failed()) {
+            end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(), "writing to guacd failed: "
+                    + written.cause().getMessage(), true);
+        }
     }
 
     private void onGuacdClosed() {
@@ -296,6 +318,9 @@ public final class Tunnel implements SessionLink {
             client.pause();
             guacdStall.held();
             guacd.drainHandler(ignored -> {
+                if (ended) {
+                    return;
+                }
                 guacdStall.released();
                 clientHeldByGuacd = false;
                 resumeClient();
@@ -328,7 +353,8 @@ public final class Tunnel implements SessionLink {
         forwardFrom = end;
         if (internal && startsWith(bytes, start, end, PING)) {
             // The client measures the tunnel's health by this echo; guacd must never see it.
-            client.writeTextMessage(new String(bytes, start, end - start, StandardCharsets.UTF_8));
+            client.writeTextMessage(new String(bytes, start, end - start, StandardCharsets.UTF_8))
+                    .onComplete(clientWritten);
         }
     }
 
@@ -344,7 +370,7 @@ public final class Tunnel implements SessionLink {
 
     private void writeToGuacd(Buffer data) {
         bytesToGuacd += data.length();
-        guacd.write(data);
+        guacd.write(data).onComplete(guacdWritten);
         long instructions = fromClient.instructions();
         metrics.relayed(NodeMetrics.Direction.TO_GUACD, data.length(), instructions - countedFromClient);
         countedFromClient = instructions;
@@ -357,11 +383,15 @@ public final class Tunnel implements SessionLink {
         ended = true;
         clientStall.released();
         guacdStall.released();
-        if (!client.isClosed()) {
-            if (status != 0 && sendErrorInstruction) {
-                client.writeTextMessage(Instruction.of("error", message, String.valueOf(status)).encode());
-            }
-            client.close(GuacamoleStatus.webSocketCloseCodeOf(status), String.valueOf(status));
+        Closing.clearHandlers(client);
+        guacd.handler(null);
+        guacd.drainHandler(null);
+        guacd.closeHandler(null);
+        guacd.exceptionHandler(null);
+        if (status != 0 && sendErrorInstruction) {
+            Closing.withError(client, status, message);
+        } else {
+            Closing.withStatus(client, status);
         }
         if (cause == TunnelEnd.Cause.CLIENT_LEFT && clientSaidDisconnect) {
             cause = TunnelEnd.Cause.CLIENT_DISCONNECTED;
@@ -369,15 +399,38 @@ public final class Tunnel implements SessionLink {
         }
         TunnelEnd result = new TunnelEnd(cause, status, message, bytesToClient, bytesToGuacd,
                 fromGuacd.instructions(), fromClient.instructions());
-        if (cause == TunnelEnd.Cause.CLIENT_LEFT && detacher != null && detacher.keepsGuacd()) {
-            // The client went without saying so (a reload, a lost network): the session may be joined again.
-            Anchor anchor = new Anchor(context, guacd, fromGuacd, detacher::anchorEnded);
-            detacher.detached(anchor, result);
-            anchor.start();
+        if (cause != TunnelEnd.Cause.CLIENT_LEFT) {
+            guacd.close();
+            listener.ended(result, null);
             return;
         }
-        guacd.close();
-        listener.accept(result);
+        // The client went without saying so (a reload, a lost network): the session may want it joined again.
+        Offer offer = new Offer();
+        try {
+            listener.ended(result, offer);
+        } finally {
+            offer.closed = true;
+            if (offer.anchor == null) {
+                guacd.close();
+            }
+        }
+    }
+
+    /** guacd's connection, offered for the length of the listener's call. */
+    private final class Offer implements GuacdHold {
+
+        private Anchor anchor;
+        private boolean closed;
+
+        @Override
+        public SessionLink keep(Consumer<TunnelEnd> anchorEnded) {
+            if (closed || anchor != null) {
+                throw new IllegalStateException("guacd's connection is offered once, during the call");
+            }
+            anchor = new Anchor(context, guacd, fromGuacd, anchorEnded);
+            anchor.start();
+            return anchor;
+        }
     }
 
     /** One instruction the cutter's scanner has already validated: only split, not parsed again. */

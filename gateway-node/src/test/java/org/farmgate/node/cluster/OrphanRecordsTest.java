@@ -45,7 +45,9 @@ class OrphanRecordsTest {
                 client.awaitInstruction("sync");
             }
             node.awaitStatus(session.sessionId(), SessionStatus.COMPLETED);
-            SessionInfo stale = node.session(session.sessionId()).attached(); // as if the end never landed
+            SessionInfo ended = node.session(session.sessionId());
+            // The record from before the end, as if the end never landed.
+            SessionInfo stale = ended.attached().withRevision(ended.revision() - 1);
             node.node.runtime().sessions().set(stale.sessionId(), stale).toCompletableFuture().get(10,
                     TimeUnit.SECONDS);
             assertEquals(SessionStatus.ACTIVE, node.session(session.sessionId()).status());

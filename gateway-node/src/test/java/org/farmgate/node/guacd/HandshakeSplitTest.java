@@ -2,10 +2,17 @@ package org.farmgate.node.guacd;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetSocket;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Protocol;
@@ -27,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * The hand-over after {@code ready}: guacd's answer arrives in whatever pieces the network makes, and whatever
  * follows {@code ready} (the first screen, often in the same read) must reach the session byte for byte, neither
  * lost to the handshake nor doubled. A guacd stand-in on a real socket sends {@code args}, then {@code ready} with
- * the first SSH instructions, cut at every point; the bytes the connection hands over, then reads, must be exactly
+ * the first SSH instructions, cut at every point, each piece read on its own (counted, so a cut the network
+ * would have joined again cannot pass unseen); the bytes the connection hands over, then reads, must be exactly
  * those after {@code ready}.
  */
 class HandshakeSplitTest {
@@ -41,13 +50,18 @@ class HandshakeSplitTest {
 
     private Vertx vertx;
     private NetServer server;
+    private NetClient netClient;
     private final AtomicReference<List<byte[]>> pieces = new AtomicReference<>();
+    /** How many reads the client's socket handed to its handler, during the handshake and after. */
+    private final AtomicInteger readsByClient = new AtomicInteger();
+    private final AtomicReference<Runnable> afterClientRead = new AtomicReference<>(() -> { });
 
     @BeforeEach
     void start() throws Exception {
         vertx = Vertx.vertx();
         server = vertx.createNetServer().connectHandler(this::serve).listen(0, "127.0.0.1")
                 .await(10, TimeUnit.SECONDS);
+        netClient = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true));
     }
 
     @AfterEach
@@ -55,31 +69,37 @@ class HandshakeSplitTest {
         vertx.close().await(10, TimeUnit.SECONDS);
     }
 
-    /** Answers 'select' with args in two pieces, 'connect' with the rest in two more, each written on its own. */
+    /**
+     * Answers 'select' with the first two pieces, 'connect' with the rest, and writes a piece only once the client
+     * has read the one before: Vert.x hands a read's bytes over in one buffer, so pieces written together would
+     * arrive together, and the cut under test would never reach the handshake.
+     */
     private void serve(NetSocket socket) {
+        Context context = Vertx.currentContext();
         Buffer seen = Buffer.buffer();
-        boolean[] answered = new boolean[2];
+        int[] written = {0};
+        boolean[] asked = new boolean[2];
+        Runnable pump = () -> {
+            List<byte[]> reply = pieces.get();
+            int next = written[0];
+            boolean due = next < reply.size() && next == readsByClient.get() && asked[next < 2 ? 0 : 1];
+            if (due) {
+                written[0]++;
+                socket.write(Buffer.buffer(reply.get(next)));
+            }
+        };
+        afterClientRead.set(() -> context.runOnContext(v -> pump.run()));
         socket.handler(data -> {
             seen.appendBuffer(data);
             String text = seen.toString(StandardCharsets.UTF_8);
-            List<byte[]> reply = pieces.get();
-            if (!answered[0] && text.startsWith("6.select,") && text.contains(";")) {
-                answered[0] = true;
-                socket.write(Buffer.buffer(reply.get(0)));
-                socket.write(Buffer.buffer(reply.get(1)));
-            }
-            if (!answered[1] && text.contains("7.connect,") && text.endsWith(";")) {
-                answered[1] = true;
-                for (int i = 2; i < reply.size(); i++) {
-                    socket.write(Buffer.buffer(reply.get(i)));
-                }
-            }
+            asked[0] |= text.startsWith("6.select,") && text.contains(";");
+            asked[1] |= text.contains("7.connect,") && text.endsWith(";");
+            pump.run();
         });
     }
 
     @Test
     void whatFollowsReadyReachesTheSessionByteForByteInEverySplit() throws Exception {
-        GuacdClient client = client();
         HandshakeRequest request = request();
         // args cut in two (at a few places), then ready and what follows it cut at every byte.
         for (int first : new int[] {1, ARGS.length / 2, ARGS.length - 1}) {
@@ -88,14 +108,15 @@ class HandshakeSplitTest {
                         Arrays.copyOfRange(REPLY, first, ARGS.length),
                         Arrays.copyOfRange(REPLY, ARGS.length, second),
                         Arrays.copyOfRange(REPLY, second, REPLY.length)));
-                assertEquals(AFTER_READY, handOver(client, request), "cut at " + first + " and " + second);
+                readsByClient.set(0);
+                assertEquals(AFTER_READY, handOver(request), "cut at " + first + " and " + second);
+                assertEquals(4, readsByClient.get(), "each piece is read on its own");
             }
         }
     }
 
     @Test
     void aReadyWithoutAConnectionIdIsRefused() throws Exception {
-        GuacdClient client = client();
         HandshakeRequest request = request();
         for (String ready : List.of("5.ready;", "5.ready,0.;")) {
             byte[] reply = (new String(ARGS, StandardCharsets.UTF_8) + ready + AFTER_READY)
@@ -103,7 +124,8 @@ class HandshakeSplitTest {
             pieces.set(List.of(Arrays.copyOfRange(reply, 0, 1), Arrays.copyOfRange(reply, 1, ARGS.length),
                     Arrays.copyOfRange(reply, ARGS.length, reply.length)));
             CompletableFuture<Throwable> refused = new CompletableFuture<>();
-            vertx.runOnContext(v -> client.connect(request).onComplete(result -> refused.complete(result.cause())));
+            readsByClient.set(0);
+            vertx.runOnContext(v -> connect(request).onComplete(result -> refused.complete(result.cause())));
             Throwable error = refused.get(10, TimeUnit.SECONDS);
             org.junit.jupiter.api.Assertions.assertNotNull(error, ready + " was accepted");
             org.junit.jupiter.api.Assertions.assertTrue(error.getMessage().contains("no connection id"),
@@ -111,8 +133,28 @@ class HandshakeSplitTest {
         }
     }
 
-    private GuacdClient client() {
-        return new GuacdClient(vertx, "127.0.0.1", server.actualPort(), Duration.ofSeconds(5), Duration.ofSeconds(5));
+    /** As GuacdClient connects, over a socket whose reads are counted and make the stand-in write its next piece. */
+    private Future<GuacdConnection> connect(HandshakeRequest request) {
+        return netClient.connect(server.actualPort(), "127.0.0.1")
+                .compose(socket -> new Handshake(vertx, countingReads(socket), request, Duration.ofSeconds(5)).run());
+    }
+
+    @SuppressWarnings("unchecked")
+    private NetSocket countingReads(NetSocket socket) {
+        InvocationHandler delegate = (proxy, method, args) -> {
+            if (method.getName().equals("handler") && args[0] != null) {
+                Handler<Buffer> handler = (Handler<Buffer>) args[0];
+                args = new Object[] {(Handler<Buffer>) data -> {
+                    readsByClient.incrementAndGet();
+                    handler.handle(data);
+                    afterClientRead.get().run();
+                }};
+            }
+            Object result = method.invoke(socket, args);
+            return result == socket ? proxy : result;
+        };
+        return (NetSocket) Proxy.newProxyInstance(NetSocket.class.getClassLoader(), new Class<?>[] {NetSocket.class},
+                delegate);
     }
 
     private static HandshakeRequest request() {
@@ -121,9 +163,9 @@ class HandshakeSplitTest {
     }
 
     /** Connects, then collects the handed-over bytes and what the socket delivers after, up to the last sync. */
-    private String handOver(GuacdClient client, HandshakeRequest request) throws Exception {
+    private String handOver(HandshakeRequest request) throws Exception {
         CompletableFuture<String> received = new CompletableFuture<>();
-        vertx.runOnContext(v -> client.connect(request).onFailure(received::completeExceptionally)
+        vertx.runOnContext(v -> connect(request).onFailure(received::completeExceptionally)
                 .onSuccess(connection -> {
                     Buffer all = Buffer.buffer().appendBuffer(connection.firstBytes());
                     Runnable check = () -> {

@@ -54,8 +54,8 @@ class PeerRequestRecheckTest {
 
     @Test
     void aSessionIdThatIsNotOursIsRefusedByTheOwner() {
-        SessionService.OpenRequest good = request(new Identity("tok_m", "m", Role.ADMIN, Set.of()), Map.of());
-        Throwable error = open(new SessionService.OpenRequest("../../etc", good.creator(), good.spec(),
+        OpenEndpoint.OpenRequest good = request(new Identity("tok_m", "m", Role.ADMIN, Set.of()), Map.of());
+        Throwable error = open(new OpenEndpoint.OpenRequest("../../etc", good.creator(), good.spec(),
                 good.target(), 17, null, Map.of()));
         assertInstanceOf(InvalidRequestException.class, error);
         assertTrue(error.getMessage().contains("not one this cluster makes"), error.getMessage());
@@ -86,12 +86,12 @@ class PeerRequestRecheckTest {
 
     @Test
     void aProperRequestOpensAndItsEndGivesThePlaceBack() throws Exception {
-        SessionService.OpenRequest request = request(new Identity("tok_ok", "ok", Role.POWERUSER, Set.of()),
+        OpenEndpoint.OpenRequest request = request(new Identity("tok_ok", "ok", Role.POWERUSER, Set.of()),
                 Map.of("username", "u"));
         SessionQuota quota = new SessionQuota(cluster.node(1).node.runtime().userSessions());
         assertTrue(quota.tryAcquire("tok_ok", request.sessionId(), 17, new SessionQuota.Limits(5, 1000))
                 .toCompletableFuture().get(10, TimeUnit.SECONDS).granted());
-        SessionInfo info = messenger().request("node-2", SessionService.OPEN, request, SessionInfo.class)
+        SessionInfo info = messenger().request("node-2", OpenEndpoint.OPEN, request, SessionInfo.class)
                 .await(10, TimeUnit.SECONDS);
         assertEquals("node-2", info.nodeId());
         assertTrue(cluster.node(2).node.sessions().delete(info.sessionId(), new Identity("tok_ok", "ok", Role.ADMIN,
@@ -104,9 +104,9 @@ class PeerRequestRecheckTest {
         return open(request(creator, parameters));
     }
 
-    private static Throwable open(SessionService.OpenRequest request) {
+    private static Throwable open(OpenEndpoint.OpenRequest request) {
         try {
-            messenger().request("node-2", SessionService.OPEN, request, SessionInfo.class)
+            messenger().request("node-2", OpenEndpoint.OPEN, request, SessionInfo.class)
                     .await(10, TimeUnit.SECONDS);
         } catch (Throwable e) {
             return e;
@@ -114,9 +114,9 @@ class PeerRequestRecheckTest {
         throw new AssertionError("node 2 opened the session");
     }
 
-    private static SessionService.OpenRequest request(Identity creator, Map<String, String> parameters) {
+    private static OpenEndpoint.OpenRequest request(Identity creator, Map<String, String> parameters) {
         SessionSpec spec = new SessionSpec(Protocol.SSH, "127.0.0.1", 22, DisplaySize.DEFAULT, null, parameters);
-        return new SessionService.OpenRequest(UUID.randomUUID().toString(), creator, spec, "127.0.0.1", 17, null,
+        return new OpenEndpoint.OpenRequest(UUID.randomUUID().toString(), creator, spec, "127.0.0.1", 17, null,
                 Map.of());
     }
 

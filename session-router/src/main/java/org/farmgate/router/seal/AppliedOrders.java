@@ -18,8 +18,6 @@ final class AppliedOrders {
     static final Duration WINDOW = Duration.ofSeconds(30);
     private static final int SWEEP_EVERY = 1024;
 
-    static final AppliedOrders JVM = new AppliedOrders(System::currentTimeMillis);
-
     private final LongSupplier millis;
     private final Map<String, Long> applied = new ConcurrentHashMap<>();
     private final AtomicInteger sinceSweep = new AtomicInteger();

@@ -73,7 +73,12 @@ public final class Fences {
     }
 
     public Fences() {
-        this(RevisionClock.JVM, System::currentTimeMillis);
+        this(new RevisionClock(System::currentTimeMillis), System::currentTimeMillis);
+    }
+
+    /** The member's clock, which every revision this node writes or learns moves on. */
+    public RevisionClock clock() {
+        return clock;
     }
 
     public void publishTo(Channel channel) {

@@ -18,7 +18,6 @@ public final class RevisionClock {
     private static final long FOLLOWED_AHEAD_MILLIS = 60_000;
 
     /** The clock every sealed map of this JVM revises with, owners' updates included. */
-    public static final RevisionClock JVM = new RevisionClock(System::currentTimeMillis);
 
     private final LongSupplier millis;
     private final AtomicLong last = new AtomicLong();

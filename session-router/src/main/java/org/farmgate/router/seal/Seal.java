@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.farmgate.router.store.MemberContext;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -27,8 +28,8 @@ import javax.crypto.spec.SecretKeySpec;
  * Values that opened are remembered by their proof, so a record read often (a token, the address book through the
  * near cache) is checked and deserialised once.
  *
- * <p>The seal in force is installed once per JVM ({@link #install}): updates and queries run on whichever member
- * owns an entry and take it from there, since a key must never travel with them.
+ * <p>Updates and queries run on whichever member owns an entry and take the seal that member lends them
+ * ({@link SealedMap#lend}), since a key must never travel with them.
  */
 public final class Seal {
 
@@ -36,7 +37,6 @@ public final class Seal {
     private static final int REMEMBERED = 4096;
     private static final ObjectInputFilter CLASSES = ObjectInputFilter.Config.createFilter(
             "org.farmgate.**;java.**;!*");
-    private static volatile Seal installed;
 
     /** Initialised once per key and cloned per use: finding a provider and keying a Mac was most of a seal. */
     private final List<Mac> keys;
@@ -49,16 +49,11 @@ public final class Seal {
         this.keys = keys.stream().map(Seal::keyed).toList();
     }
 
-    /** Makes {@code seal} the one this JVM's members seal with. */
-    public static void install(Seal seal) {
-        installed = seal;
-    }
-
-    /** The seal installed in this JVM; a member without one opens nothing. */
-    static Seal installed() {
-        Seal seal = installed;
+    /** The seal {@code member} lends; a member without one opens nothing. */
+    static Seal lentBy(MemberContext member) {
+        Seal seal = member.get(Seal.class);
         if (seal == null) {
-            throw new IllegalStateException("no cluster key installed on this member");
+            throw new IllegalStateException("no cluster key on this member");
         }
         return seal;
     }

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.farmgate.error.Failures;
 import org.farmgate.error.GatewayException;
+import org.farmgate.router.store.MemberContext;
 import org.farmgate.router.store.Query;
 import org.farmgate.router.store.SharedMap;
 import org.farmgate.router.store.SharedStateUnavailableException;
@@ -63,6 +64,14 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
     private final RejectionCounter rejections;
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
+    /**
+     * Lends {@code member} what the sealed updates and queries it runs on the entries it owns need: the seal, the
+     * member's revision clock (the one its {@link Fences} move), and a record of the orders it applied.
+     */
+    public static MemberContext lend(MemberContext member, Seal seal, Fences fences) {
+        return member.lend(seal).lend(fences.clock()).lend(new AppliedOrders(System::currentTimeMillis));
+    }
+
     /** @param inner the map as it lies in the cluster: sealed records, or anything a stranger put there */
     public SealedMap(String name, SharedMap<String, Object> inner, Seal seal, Fences fences, Policy policy,
             RejectionCounter rejections) {
@@ -105,7 +114,7 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
         Fences.Fence known = fences.of(name, key);
         SealedUpdate.Order<V, R> order = new SealedUpdate.Order<>(update, known == null ? 0 : known.revision(),
                 policy.absenceGrants() && known != null && known.present());
-        Sealed signed = seal.sign(SealedUpdate.updates(name), key, RevisionClock.JVM.next(0), order);
+        Sealed signed = seal.sign(SealedUpdate.updates(name), key, fences.clock().next(0), order);
         return trusted(inner.update(key, new SealedUpdate<V, R>(name, key, signed)).thenApply(answer -> {
             if (!(answer instanceof Revised<?> revised)) {
                 throw new SharedStateUnavailableException("map " + name + ": the member that owns key " + key
@@ -190,7 +199,7 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
                     + "(a member on the cluster network put back a copy)");
             return null;
         }
-        RevisionClock.JVM.follow(revision);
+        fences.clock().follow(revision);
         return value;
     }
 

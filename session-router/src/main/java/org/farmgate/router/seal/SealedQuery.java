@@ -1,6 +1,7 @@
 package org.farmgate.router.seal;
 
 import java.io.Serializable;
+import org.farmgate.router.store.MemberContext;
 import org.farmgate.router.store.Query;
 
 /**
@@ -11,7 +12,12 @@ record SealedQuery<V extends Serializable>(String map, Query<V, ?> query) implem
 
     @Override
     public boolean matches(Object raw) {
-        V value = raw instanceof Sealed sealed ? Seal.installed().open(sealed, map, sealed.key()) : null;
+        throw new IllegalStateException("a sealed query runs only where a member lends it its seal");
+    }
+
+    @Override
+    public boolean matches(Object raw, MemberContext member) {
+        V value = raw instanceof Sealed sealed ? Seal.lentBy(member).open(sealed, map, sealed.key()) : null;
         return value != null && query.matches(value);
     }
 

@@ -1,6 +1,7 @@
 package org.farmgate.router.seal;
 
 import java.io.Serializable;
+import org.farmgate.router.store.MemberContext;
 import org.farmgate.router.store.Update;
 
 /**
@@ -31,14 +32,19 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
 
     @Override
     public Outcome<Object, Object> apply(Object current) {
-        Seal seal = Seal.installed();
+        throw new IllegalStateException("a sealed update runs only where a member lends it its seal");
+    }
+
+    @Override
+    public Outcome<Object, Object> apply(Object current, MemberContext member) {
+        Seal seal = Seal.lentBy(member);
         Object opened = seal.openSigned(signed, updates(map), key);
         if (!(opened instanceof Order<?, ?> received)) {
             return Outcome.keep(null); // not sent by a holder of the cluster key: nothing happens
         }
         @SuppressWarnings("unchecked")
         Order<V, R> order = (Order<V, R>) received;
-        if (!AppliedOrders.JVM.firstTime(signed)) {
+        if (!member.get(AppliedOrders.class).firstTime(signed)) {
             return Outcome.keep(Revised.refused("the update was signed more than " + AppliedOrders.WINDOW.toSeconds()
                     + " s ago or was applied already (a copy sent again)"));
         }
@@ -54,7 +60,7 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
         if (!outcome.write()) {
             return Outcome.keep(new Revised<>(outcome.result(), 0, false, false, null));
         }
-        long next = RevisionClock.JVM.next(Math.max(revision, order.floor()));
+        long next = member.get(RevisionClock.class).next(Math.max(revision, order.floor()));
         Sealed sealed = outcome.value() == null ? null : seal.seal(map, key, next, outcome.value());
         // A write over a copy put back is always told: it is the truth the nodes must now hold to.
         boolean fenced = stale || (value != null || outcome.value() != null)

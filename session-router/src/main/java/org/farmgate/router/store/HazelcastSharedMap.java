@@ -2,6 +2,8 @@ package org.farmgate.router.store;
 
 import com.hazelcast.config.SerializerConfig;
 import com.hazelcast.core.HazelcastException;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.core.MemberLeftException;
 import com.hazelcast.core.EntryEvent;
 import com.hazelcast.map.EntryProcessor;
@@ -37,10 +39,13 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
 
     private final IMap<K, V> map;
     private final Executor blocking;
+    private final MemberContext member;
 
-    public HazelcastSharedMap(IMap<K, V> map, Executor blocking) {
+    /** @param member what this member lends the queries it runs on its own partitions (its user context) */
+    public HazelcastSharedMap(IMap<K, V> map, Executor blocking, MemberContext member) {
         this.map = map;
         this.blocking = blocking;
+        this.member = member;
     }
 
     @Override
@@ -76,7 +81,7 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
     @Override
     public <P> CompletionStage<List<P>> query(Query<V, P> query) {
         return unavailableOnFailure(CompletableFuture.supplyAsync(() -> new ArrayList<>(map.project(
-                new Projector<>(query), new Filter<>(query))), blocking));
+                new Projector<>(query), new Filter<>(query, member))), blocking));
     }
 
     @Override
@@ -182,11 +187,30 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
         }
     }
 
-    private record Filter<K, V>(Query<V, ?> query) implements Predicate<K, V> {
+    /**
+     * A query's filter where the entries live: on another member it arrives serialised and Hazelcast initialises it
+     * there with that member's context; on this one it runs as made, with this member's.
+     */
+    private static final class Filter<K, V> implements Predicate<K, V>, HazelcastInstanceAware {
+
+        private static final long serialVersionUID = 1L;
+
+        private final Query<V, ?> query;
+        private transient MemberContext member;
+
+        Filter(Query<V, ?> query, MemberContext member) {
+            this.query = query;
+            this.member = member;
+        }
+
+        @Override
+        public void setHazelcastInstance(HazelcastInstance instance) {
+            member = new MemberContext(instance.getUserContext());
+        }
 
         @Override
         public boolean apply(Map.Entry<K, V> entry) {
-            return query.matches(entry.getValue());
+            return query.matches(entry.getValue(), member == null ? MemberContext.NONE : member);
         }
     }
 

@@ -20,10 +20,17 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
     private final ConcurrentHashMap<K, Entry<V>> entries = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<K, List<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
     private final Clock clock;
+    private final MemberContext member;
     private volatile long lastSweep;
 
-    public LocalSharedMap(Clock clock) {
+    /** @param member what this map's updates and queries are lent, as a member lends them its own */
+    public LocalSharedMap(Clock clock, MemberContext member) {
         this.clock = clock;
+        this.member = member;
+    }
+
+    public LocalSharedMap(Clock clock) {
+        this(clock, MemberContext.NONE);
     }
 
     public LocalSharedMap() {
@@ -73,7 +80,7 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
     public <R> CompletionStage<R> update(K key, Update<V, R> update) {
         Object[] result = new Object[1];
         entries.compute(key, (k, current) -> {
-            Update.Outcome<V, R> outcome = update.apply(live(current));
+            Update.Outcome<V, R> outcome = update.apply(live(current), member);
             result[0] = outcome.result();
             if (!outcome.write()) {
                 return current;
@@ -81,6 +88,8 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
             return outcome.value() == null ? null : new Entry<>(outcome.value(),
                     outcome.ttl() == null ? Long.MAX_VALUE : clock.millis() + outcome.ttl().toMillis());
         });
+        // Entries an update gave a time to live (a directory's tombstones) go too, not only those set with one.
+        sweepNowAndThen();
         wake(key);
         return CompletableFuture.completedFuture(cast(result[0]));
     }
@@ -90,7 +99,7 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
         List<P> out = new ArrayList<>();
         for (Entry<V> entry : entries.values()) {
             V value = live(entry);
-            if (value != null && query.matches(value)) {
+            if (value != null && query.matches(value, member)) {
                 out.add(query.project(value));
             }
         }
@@ -125,6 +134,11 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
     }
 
     /** Expired entries go on the next write with a time to live, at most every ten seconds: memory stays bounded. */
+    /** Entries held, expired ones not yet swept included: what this map costs in memory. */
+    int held() {
+        return entries.size();
+    }
+
     private void sweepNowAndThen() {
         long now = clock.millis();
         if (now - lastSweep >= SWEEP_EVERY_MILLIS) {

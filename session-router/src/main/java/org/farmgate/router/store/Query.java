@@ -10,5 +10,10 @@ public interface Query<V, P> extends Serializable {
 
     boolean matches(V value);
 
+    /** As {@link #matches(Object)}, for a query that needs what the member running it lends. */
+    default boolean matches(V value, MemberContext member) {
+        return matches(value);
+    }
+
     P project(V value);
 }

@@ -13,6 +13,11 @@ public interface Update<V, R> extends Serializable {
 
     Outcome<V, R> apply(V current);
 
+    /** As {@link #apply(Object)}, for an update that needs what the member running it lends ({@link MemberContext}). */
+    default Outcome<V, R> apply(V current, MemberContext member) {
+        return apply(current);
+    }
+
     /**
      * What to do when the entry is older than the latest write the caller knows of ({@code stale}, null when the
      * entry is missing): a copy put back by a member on the cluster network. Null by default: nothing is decided on

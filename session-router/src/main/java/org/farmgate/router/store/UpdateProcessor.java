@@ -1,5 +1,7 @@
 package org.farmgate.router.store;
 
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.HazelcastInstanceAware;
 import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.map.ExtendedMapEntry;
 import com.hazelcast.nio.ObjectDataInput;
@@ -18,10 +20,12 @@ import java.util.concurrent.TimeUnit;
  * one, on the same instance (its EntryOperation's design: the backup may carry "input provided by the entry
  * processor").
  */
-final class UpdateProcessor<K, V, R> implements EntryProcessor<K, V, R> {
+final class UpdateProcessor<K, V, R> implements EntryProcessor<K, V, R>, HazelcastInstanceAware {
 
     private final Update<V, R> update;
     private transient Replace<K, V> decided;
+    /** The member's that runs it: Hazelcast initialises every entry processor before it runs it there. */
+    private transient MemberContext member = MemberContext.NONE;
 
     UpdateProcessor(Update<V, R> update) {
         this.update = update;
@@ -32,8 +36,13 @@ final class UpdateProcessor<K, V, R> implements EntryProcessor<K, V, R> {
     }
 
     @Override
+    public void setHazelcastInstance(HazelcastInstance instance) {
+        member = new MemberContext(instance.getUserContext());
+    }
+
+    @Override
     public R process(Map.Entry<K, V> entry) {
-        Update.Outcome<V, R> outcome = update.apply(entry.getValue());
+        Update.Outcome<V, R> outcome = update.apply(entry.getValue(), member);
         if (outcome.write()) {
             decided = new Replace<>(outcome.value(), outcome.ttl());
             decided.process(entry);

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.router.store.LocalSharedMap;
+import org.farmgate.router.store.MemberContext;
 import org.farmgate.router.store.Query;
 import org.farmgate.router.store.SharedStateUnavailableException;
 import org.farmgate.router.store.Update;
@@ -24,15 +25,17 @@ class SealedMapTest {
     private static final byte[] KEY_A = "a-cluster-key-of-thirty-two-byte".getBytes();
     private static final byte[] KEY_B = "another-cluster-key-32-bytes-lon".getBytes();
 
-    private final LocalSharedMap<String, Object> raw = new LocalSharedMap<>();
     private final List<String> rejected = new ArrayList<>();
     private final Fences fences = new Fences();
+    /** The member that owns the entries, as it lends its seal to the updates and queries it runs. */
+    private final MemberContext owner = new MemberContext(new java.util.concurrent.ConcurrentHashMap<>());
+    private final LocalSharedMap<String, Object> raw = new LocalSharedMap<>(java.time.Clock.systemUTC(), owner);
     private SealedMap<String> map;
 
     @BeforeEach
     void seal() {
         Seal seal = new Seal(List.of(KEY_A));
-        Seal.install(seal);
+        SealedMap.lend(owner, seal, fences);
         map = sealed("farmgate.test", seal, fences);
     }
 
@@ -89,7 +92,7 @@ class SealedMapTest {
     void duringARotationTheOldKeyStillOpensAndTheNewOneSeals() {
         join(map.set("k", "old"));
         Seal rotated = new Seal(List.of(KEY_B, KEY_A));
-        Seal.install(rotated); // owners seal what they store: this one is at the rotation's third stage
+        owner.lend(rotated); // owners seal what they store: this one is at the rotation's third stage
         SealedMap<String> during = sealed("farmgate.test", rotated, fences);
         assertEquals("old", join(during.get("k")));
         join(during.set("k2", "new"));
@@ -105,13 +108,13 @@ class SealedMapTest {
         // the stranger's value with the real key.
         Seal stranger = new Seal(List.of(KEY_B));
         SealedUpdate<String, String> unsigned = new SealedUpdate<>("farmgate.test", "k",
-                stranger.seal(SealedUpdate.updates("farmgate.test"), "k", RevisionClock.JVM.next(0), order()));
+                stranger.seal(SealedUpdate.updates("farmgate.test"), "k", fences.clock().next(0), order()));
         assertNull(join(raw.update("k", unsigned)));
         assertNull(join(map.get("k")), "nothing was stored");
         assertNull(join(raw.get("k")));
         // and a signed update is not a value: it does not open as one
         Object signed = new Seal(List.of(KEY_A)).seal(SealedUpdate.updates("farmgate.test"), "k",
-                RevisionClock.JVM.next(0), order());
+                fences.clock().next(0), order());
         join(raw.set("k", signed));
         assertNull(join(map.get("k")));
     }
@@ -216,7 +219,7 @@ class SealedMapTest {
     void aSignedOrderIsAppliedOnceAndOnlyWhileFresh() {
         Seal seal = new Seal(List.of(KEY_A));
         SealedUpdate<String, String> order = new SealedUpdate<>("farmgate.test", "k",
-                seal.seal(SealedUpdate.updates("farmgate.test"), "k", RevisionClock.JVM.next(0), order()));
+                seal.seal(SealedUpdate.updates("farmgate.test"), "k", fences.clock().next(0), order()));
         assertEquals("none", ((Revised<?>) join(raw.update("k", order))).result());
         Revised<?> again = (Revised<?>) join(raw.update("k", order));
         assertNotNull(again.refused(), "the same order sent again (an undrain, a place given back) is refused");

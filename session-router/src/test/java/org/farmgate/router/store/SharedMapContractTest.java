@@ -45,7 +45,7 @@ class SharedMapContractTest {
         return Stream.of(
                 Arguments.of("local", new LocalSharedMap<String, Integer>()),
                 Arguments.of("hazelcast", new HazelcastSharedMap<String, Integer>(
-                        hazelcast.getMap("contract-" + System.nanoTime()), blocking)));
+                        hazelcast.getMap("contract-" + System.nanoTime()), blocking, MemberContext.NONE)));
     }
 
     private record AddOne() implements Update<Integer, Integer> {

@@ -40,7 +40,6 @@ class TwoMemberMapTest {
 
     @BeforeAll
     static void start() {
-        Seal.install(new Seal(List.of(KEY)));
         first = Hazelcast.newHazelcastInstance(config());
         second = Hazelcast.newHazelcastInstance(config());
         blocking = Executors.newFixedThreadPool(2);
@@ -60,6 +59,8 @@ class TwoMemberMapTest {
                 .addMember("127.0.0.1:5961");
         HazelcastSharedMap.serializers().forEach(config.getSerializationConfig()::addSerializerConfig);
         SealSerializers.serializers().forEach(config.getSerializationConfig()::addSerializerConfig);
+        // Each member lends its own seal, clock and applied orders to what runs on its entries.
+        SealedMap.lend(new MemberContext(config.getUserContext()), new Seal(List.of(KEY)), new Fences());
         return config;
     }
 
@@ -90,9 +91,11 @@ class TwoMemberMapTest {
 
     @Test
     void theBackupHoldsWhatTheOwnerDecidedAndASealedMapWorksAcrossMembers() {
-        SharedMap<String, String> plain = new HazelcastSharedMap<>(first.getMap("farmgate.plain"), blocking);
+        SharedMap<String, String> plain = new HazelcastSharedMap<>(first.getMap("farmgate.plain"), blocking,
+                new MemberContext(first.getUserContext()));
         SharedMap<String, String> sealed = new SealedMap<>("farmgate.sealed",
-                new HazelcastSharedMap<>(first.<String, Object>getMap("farmgate.sealed"), blocking),
+                new HazelcastSharedMap<>(first.<String, Object>getMap("farmgate.sealed"), blocking,
+                        new MemberContext(first.getUserContext())),
                 new Seal(List.of(KEY)), new Fences(), SealedMap.Policy.DEFAULT, (map, reason) -> { });
         String plainKey = ownedBy(second, "plain");
         String sealedKey = ownedBy(second, "sealed");

@@ -8,6 +8,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
 import io.vertx.core.http.WebSocketFrame;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,8 @@ import org.farmgate.protocol.WireLimits;
  * only (as guacamole-common-js requires) and kept in order.
  */
 public final class WsClient implements AutoCloseable {
+
+    private static final int BROWSER_FRAME_LIMIT = 16 << 20;
 
     private final WebSocket socket;
     private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
@@ -71,7 +74,9 @@ public final class WsClient implements AutoCloseable {
 
     public static WsClient connect(Vertx vertx, String host, int port, String uri, MultiMap headers)
             throws Exception {
-        WebSocketClient client = vertx.createWebSocketClient();
+        // A browser takes frames of any length; the test sees what the node sends, not a library's 64 KiB default.
+        WebSocketClient client = vertx.createWebSocketClient(new WebSocketClientOptions()
+                .setMaxFrameSize(BROWSER_FRAME_LIMIT).setMaxMessageSize(BROWSER_FRAME_LIMIT));
         WebSocketConnectOptions options = new WebSocketConnectOptions().setHost(host).setPort(port)
                 .setURI(uri).addSubProtocol("guacamole");
         if (headers != null) {

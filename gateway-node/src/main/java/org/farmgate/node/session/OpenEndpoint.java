@@ -1,0 +1,194 @@
+package org.farmgate.node.session;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.Map;
+import java.util.UUID;
+import org.farmgate.error.ForbiddenException;
+import org.farmgate.error.GatewayException;
+import org.farmgate.error.InvalidRequestException;
+import org.farmgate.error.NotFoundException;
+import org.farmgate.error.OutcomeUnknownException;
+import org.farmgate.error.UnavailableException;
+import org.farmgate.model.Role;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.model.SessionSpec;
+import org.farmgate.node.async.Stages;
+import org.farmgate.node.auth.Identity;
+import org.farmgate.node.config.UserLimits;
+import org.farmgate.node.peer.NodeMessenger;
+import org.farmgate.node.target.ArgumentPolicy;
+import org.farmgate.router.SessionQuota;
+import org.farmgate.router.addressbook.AddressBookSource;
+
+/**
+ * Both ends of the request that opens a placed session on its node, and of the one that deletes it there: the
+ * placing node sends them ({@link #open}, {@link #deleteThere}), the owner serves them ({@link #serve}). The owner
+ * checks a peer's request again as if it came from anywhere, since one broken path must not open every door.
+ */
+public final class OpenEndpoint {
+
+    static final String OPEN = "open";
+    static final String DELETE = "delete";
+    /** Tries of an open request whose answer is late: one more, then the caller hears the outcome is unknown. */
+    private static final int OPEN_ATTEMPTS = 2;
+
+    /**
+     * What the placing node sends the owner. For an ad-hoc session the spec carries the caller's credentials;
+     * for an address-book entry it carries none: the owner reads the entry from the source itself, and only what
+     * the user typed at connect time ({@code overrides}) travels.
+     */
+    record OpenRequest(@JsonProperty("session_id") String sessionId, @JsonProperty("creator") Identity creator,
+            @JsonProperty("spec") SessionSpec spec, @JsonProperty("target") String target,
+            @JsonProperty("charged_mb") int chargedMb, @JsonProperty("entry") EntryRef entry,
+            @JsonProperty("overrides") Map<String, String> overrides) {
+
+        OpenRequest charged(int mb) {
+            return new OpenRequest(sessionId, creator, spec, target, mb, entry, overrides);
+        }
+
+        @Override
+        public String toString() {
+            return "OpenRequest[" + sessionId + ", " + spec + "]";
+        }
+    }
+
+    record DeleteRequest(@JsonProperty("session_id") String sessionId, @JsonProperty("caller") Identity caller) {
+    }
+
+    private final Vertx vertx;
+    private final String nodeId;
+    private final SessionTargets targets;
+    private final UserLimits userLimits;
+    private final SessionHost host;
+    private final SessionQuota quota;
+    private final SessionDrives drives;
+    private final NodeMessenger messenger;
+    private AddressBookSource addressBook;
+
+    public OpenEndpoint(Vertx vertx, String nodeId, SessionTargets targets, UserLimits userLimits, SessionHost host,
+            SessionQuota quota, SessionDrives drives, NodeMessenger messenger) {
+        this.vertx = vertx;
+        this.nodeId = nodeId;
+        this.targets = targets;
+        this.userLimits = userLimits;
+        this.host = host;
+        this.quota = quota;
+        this.drives = drives;
+        this.messenger = messenger;
+    }
+
+    /** Where sessions from the address book read their entries (null: none configured). */
+    public void addressBook(AddressBookSource source) {
+        this.addressBook = source;
+    }
+
+    /** Answers the other nodes' open and delete requests for sessions placed on this node. */
+    public void serve() {
+        messenger.serve(nodeId, OPEN, OpenRequest.class, this::openForPeer);
+        messenger.serve(nodeId, DELETE, DeleteRequest.class,
+                request -> host.delete(request.sessionId(), request.caller()));
+    }
+
+    /** Opens the placed session on {@code owner}: here, or there, asking again while the owner's answer is late. */
+    Future<SessionInfo> open(String owner, OpenRequest request) {
+        return owner.equals(nodeId) ? openHere(request) : openThere(owner, request, OPEN_ATTEMPTS);
+    }
+
+    private Future<SessionInfo> openThere(String owner, OpenRequest request, int attempts) {
+        return messenger.request(owner, OPEN, request, SessionInfo.class).recover(error ->
+                error instanceof OutcomeUnknownException && attempts > 1 ? openThere(owner, request, attempts - 1)
+                        : Future.failedFuture(error));
+    }
+
+    /** Deletes a session on the node that holds it; true when it was found there. */
+    Future<Boolean> deleteThere(String owner, String sessionId, Identity caller) {
+        return messenger.request(owner, DELETE, new DeleteRequest(sessionId, caller), Boolean.class);
+    }
+
+    /**
+     * A peer's open request: besides the rules {@link #openHere} checks again, the session must hold one of its
+     * creator's quota places, which the placing node takes before it sends the request. A request that skipped the
+     * quota (from a broken or hostile path) opens nothing.
+     */
+    private Future<SessionInfo> openForPeer(OpenRequest request) {
+        try {
+            recheck(request);
+        } catch (GatewayException refused) {
+            return Future.failedFuture(refused);
+        }
+        return Stages.await(vertx, quota.holds(request.creator().id(), request.sessionId())).compose(held -> held
+                ? openHere(request)
+                : Future.failedFuture(new ForbiddenException("session " + request.sessionId()
+                        + " holds no quota place of '" + request.creator().name() + "'")));
+    }
+
+    /**
+     * Opens a session placed on this node. The placing node resolved the name; this node checks the address
+     * against its own allow-list, so a node with a narrower list never connects outside it. A session from the
+     * address book is built from the entry this node reads from the source itself.
+     */
+    private Future<SessionInfo> openHere(OpenRequest request) {
+        try {
+            recheck(request);
+            if (request.entry() == null) {
+                drives.check(request.spec(), nodeId); // an entry's spec is checked once read, below
+                return Future.succeededFuture(host.open(request.sessionId(), request.creator(), request.spec(),
+                        targets.checkedHere(request.spec(), request.target(), nodeId), request.chargedMb()));
+            }
+        } catch (GatewayException refused) {
+            return Future.failedFuture(refused);
+        }
+        if (addressBook == null) {
+            return Future.failedFuture(new UnavailableException("node " + nodeId + " has no address book configured"));
+        }
+        EntryRef ref = request.entry();
+        return vertx.executeBlocking(() -> {
+            Map<String, Object> stored = addressBook.readEntry(ref.scope(), ref.folder(), ref.name());
+            if (stored == null) {
+                throw new NotFoundException("no entry '" + ref.name() + "' in folder '" + ref.folder() + "'");
+            }
+            SessionSpec spec = EntrySpecs.fromStored(stored, request.spec().display(), request.overrides());
+            drives.check(spec, nodeId);
+            return spec;
+        }, false)
+                .compose(spec -> targets.resolveChecked(spec).map(addresses -> host.open(request.sessionId(),
+                        request.creator(), spec, addresses.get(0), request.chargedMb())));
+    }
+
+    /**
+     * What the API checked on the placing node, checked again here: the creator's role must allow the kind of
+     * session, and no guacd argument may be one the gateway refuses or one the protocol does not have.
+     */
+    private void recheck(OpenRequest request) {
+        try {
+            UUID.fromString(request.sessionId()); // it names the session's drive directory, among others
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new InvalidRequestException("session id '" + request.sessionId() + "' is not one this cluster makes");
+        }
+        Role needed = request.entry() == null ? Role.POWERUSER : Role.OPERATOR;
+        if (request.creator() == null || request.creator().share() != null
+                || !request.creator().role().atLeast(needed)) {
+            throw new ForbiddenException("opening this session needs the " + needed.wireName() + " role");
+        }
+        SessionSpec spec = request.spec();
+        if (!userLimits.bound(spec.display()).equals(spec.display())) {
+            throw new InvalidRequestException("display " + spec.display().width() + "x" + spec.display().height()
+                    + " is larger than the " + userLimits.maxWidth() + "x" + userLimits.maxHeight() + " allowed");
+        }
+        for (String argument : spec.parameters().keySet()) {
+            if (ArgumentPolicy.isRefused(argument) || !spec.protocol().guacdArguments().contains(argument)) {
+                throw new InvalidRequestException("guacd argument '" + argument + "' is not allowed for "
+                        + spec.protocol().wireName() + " sessions");
+            }
+        }
+        if (request.overrides() != null) {
+            for (String field : request.overrides().keySet()) {
+                if (!ArgumentPolicy.isOverridable(field)) {
+                    throw new InvalidRequestException("field '" + field + "' cannot be given at connect time");
+                }
+            }
+        }
+    }
+}
