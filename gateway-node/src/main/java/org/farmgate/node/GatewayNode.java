@@ -134,7 +134,7 @@ public final class GatewayNode {
                 config.guacdStepTimeout());
         this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), environment.host(),
                 new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
-                host, ledger, clock);
+                host, ledger, clock, count -> metrics.repaired(NodeMetrics.Repair.UNHELD_RESERVATIONS, count));
         TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock);
         LoginSessions logins = new LoginSessions(runtime.logins(), config.oidc().idle(), config.oidc().absolute(),
                 clock);
@@ -146,11 +146,13 @@ public final class GatewayNode {
         TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX,
                 credential -> CompletableFuture.completedFuture(Optional.empty()), clock);
         Authenticator auth = new Authenticator(vertx, tokens, logins);
-        this.quotaRepair = new QuotaRepair(vertx, runtime.membership(), registry, quota, QuotaRepair.ROUND);
+        this.quotaRepair = new QuotaRepair(vertx, runtime.membership(), registry, quota, QuotaRepair.ROUND,
+                count -> metrics.repaired(NodeMetrics.Repair.QUOTA_PLACES, count));
         this.strangers = new Strangers(runtime.membership(), config.cluster().strangerGrace(),
                 config.cluster().expelStrangers(), clock);
         this.fences = runtime.fences() == null ? null : new FenceBus(vertx, runtime.fences());
-        this.orphanRecords = new OrphanRecords(vertx, config.nodeId(), directory, host, ledger, OrphanRecords.ROUND);
+        this.orphanRecords = new OrphanRecords(vertx, config.nodeId(), directory, host, ledger, OrphanRecords.ROUND,
+                count -> metrics.repaired(NodeMetrics.Repair.ORPHAN_RECORDS, count));
         NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
         this.peers = new PeerChannels(messenger, config.nodeId());
         SessionTargets targets = new SessionTargets(vertx, config.targets());

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 import org.farmgate.model.CostModel;
 import org.farmgate.model.HostMeasurements;
 import org.farmgate.model.NodeAddress;
@@ -69,9 +70,12 @@ public final class NodeAgent {
     private long heartbeatTimer = -1;
     private long probeTimer = -1;
     private Context context;
+    private final IntConsumer reservationsGivenUp;
 
     public NodeAgent(Vertx vertx, NodeConfig config, NodeRegistry registry, Membership membership,
-            HostProbe hostProbe, GuacdProbe guacdProbe, SessionHost host, SessionLedger ledger, Clock clock) {
+            HostProbe hostProbe, GuacdProbe guacdProbe, SessionHost host, SessionLedger ledger, Clock clock,
+            IntConsumer reservationsGivenUp) {
+        this.reservationsGivenUp = reservationsGivenUp;
         this.vertx = vertx;
         this.config = config;
         this.registry = registry;
@@ -168,8 +172,11 @@ public final class NodeAgent {
             // saw, written only over an entry put back from an old copy (see NodeRegistry's Publish).
             NodeLoad fresh = new NodeLoad(config.nodeId(), address, limitsFor(shared), calibrator.current(),
                     measurements, held, drainSeen, clock.instant());
-            return await(registry.publish(fresh, unheld.expired(lastPublished, held.entries().keySet(),
-                    clock.millis())))
+            Set<String> givenUp = unheld.expired(lastPublished, held.entries().keySet(), clock.millis());
+            if (!givenUp.isEmpty()) {
+                reservationsGivenUp.accept(givenUp.size());
+            }
+            return await(registry.publish(fresh, givenUp))
                     .compose(answer -> {
                         // No answer at all (null): the update was not believed where it ran (a member without
                         // this cluster's key, or one that lacks ours): refused as well.

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntConsumer;
 import org.farmgate.node.session.LocalSession;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
@@ -35,9 +36,11 @@ public final class OrphanRecords {
     private final Duration round;
     private Set<String> suspects = Set.of();
     private long timer = -1;
+    private final IntConsumer repaired;
 
     public OrphanRecords(Vertx vertx, String nodeId, SessionDirectory directory, SessionHost host,
-            SessionLedger ledger, Duration round) {
+            SessionLedger ledger, Duration round, IntConsumer repaired) {
+        this.repaired = repaired;
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.directory = directory;
@@ -74,13 +77,19 @@ public final class OrphanRecords {
                 }
             }
             suspects = orphans;
+            if (!ended.isEmpty()) {
+                repaired.accept(ended.size());
+            }
             if (confirmed.isEmpty()) {
                 return Future.succeededFuture(List.copyOf(ended));
             }
             LOG.warn("node {}: the directory calls {} sessions live here that this node does not hold: marking "
                     + "them lost", nodeId, confirmed.size());
             return Future.fromCompletionStage(ledger.orphaned(confirmed), vertx.getOrCreateContext())
-                    .map(lost -> lost.stream().map(info -> info.sessionId()).toList());
+                    .map(lost -> {
+                        repaired.accept(lost.size());
+                        return lost.stream().map(info -> info.sessionId()).toList();
+                    });
         });
     }
 

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntConsumer;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.registry.NodeRegistry;
@@ -34,12 +35,15 @@ public final class QuotaRepair {
     private final NodeRegistry registry;
     private final SessionQuota quota;
     private final Duration round;
+    private final IntConsumer repaired;
     private volatile Map<String, Set<String>> suspects = Map.of();
     private Context context;
     private long timer = -1;
 
+    /** @param repaired told how many places each round gave back */
     public QuotaRepair(Vertx vertx, Membership membership, NodeRegistry registry, SessionQuota quota,
-            Duration round) {
+            Duration round, IntConsumer repaired) {
+        this.repaired = repaired;
         this.vertx = vertx;
         this.membership = membership;
         this.registry = registry;
@@ -87,6 +91,7 @@ public final class QuotaRepair {
                 int released = releases.stream().mapToInt(Future::result).sum();
                 if (released > 0) {
                     LOG.warn("gave back {} quota places of sessions no node holds: {}", released, confirmed);
+                    repaired.accept(released);
                 }
                 return released;
             });

@@ -18,11 +18,14 @@ import io.vertx.core.spi.VertxMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
+import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
@@ -47,6 +50,11 @@ public final class NodeMetrics {
     private final Map<SessionStatus, Counter> endOutcomes = new ConcurrentHashMap<>();
     private final Map<String, Counter> rejectedRecords = new ConcurrentHashMap<>();
     private final Map<String, Timer> handshakeOutcomes = new ConcurrentHashMap<>();
+    private final Map<Repair, Counter> repairs = new EnumMap<>(Repair.class);
+    private static final List<String> REJECTION_REASONS = List.of("forged", "replayed");
+    /** What a create request may end in (SessionCreation.outcome). */
+    private static final List<String> CREATE_OUTCOMES = List.of("created", "no_capacity", "over_user_limit",
+            "invalid", "failed");
     private final Map<Direction, Counter> bytes = new EnumMap<>(Direction.class);
     private final Map<Direction, Counter> instructions = new EnumMap<>(Direction.class);
     private final Timer placement;
@@ -70,6 +78,18 @@ public final class NodeMetrics {
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
+        // Counters an alert watches exist at zero from the start: a series born with its first increase shows none.
+        CREATE_OUTCOMES.forEach(this::sessionCreates);
+        for (SessionStatus status : SessionStatus.values()) {
+            if (!status.isLive()) {
+                sessionEnds(status);
+            }
+        }
+        for (Repair kind : Repair.values()) {
+            repairs.put(kind, Counter.builder("farmgate_repairs").tag("kind", kind.label())
+                    .description("What the repairs put right: quota places, directory records, reservations")
+                    .register(registry));
+        }
         for (Direction direction : Direction.values()) {
             String name = direction.name().toLowerCase();
             bytes.put(direction, Counter.builder("farmgate_relay_bytes").baseUnit("bytes").tag("direction", name)
@@ -103,6 +123,11 @@ public final class NodeMetrics {
                         .tag("protocol", protocol.wireName()).tag("status", status.wireName())
                         .description("Live sessions this node holds").register(registry);
             }
+            Gauge.builder("farmgate_sessions_fit", () -> selfValue(self,
+                            node -> node.fitsMore(protocol, DisplaySize.DEFAULT)))
+                    .tag("protocol", protocol.wireName())
+                    .description("More sessions of the protocol at the default display this node can take now")
+                    .register(registry);
             Gauge.builder("farmgate_memory_model_bytes", () -> selfValue(self,
                             node -> node.reservations().reservedByProtocolMb().getOrDefault(protocol, 0L) * MB))
                     .tag("protocol", protocol.wireName())
@@ -154,25 +179,69 @@ public final class NodeMetrics {
         return node == null ? Double.NaN : value.applyAsDouble(node);
     }
 
+    /**
+     * Counts every (map, reason) of {@code maps} at zero from now on: an alert on an increase sees the first
+     * rejection, which a series that appears with it would hide.
+     */
+    public void expectRejections(Collection<String> maps) {
+        for (String map : maps) {
+            for (String reason : REJECTION_REASONS) {
+                rejectedRecords(map, reason);
+            }
+        }
+    }
+
     /** A record in a shared map was not believed: {@code forged} (no valid seal) or {@code replayed} (an old copy). */
     public void rejectedRecord(String map, String reason) {
-        rejectedRecords.computeIfAbsent(map + '\0' + reason, m -> Counter.builder("farmgate_shared_records_rejected")
-                .tag("map", map).tag("reason", reason)
+        rejectedRecords(map, reason).increment();
+    }
+
+    private Counter rejectedRecords(String map, String reason) {
+        return rejectedRecords.computeIfAbsent(map + '\0' + reason, m -> Counter.builder(
+                        "farmgate_shared_records_rejected").tag("map", map).tag("reason", reason)
                 .description("Records in shared maps not believed: without a valid seal of the cluster key "
                         + "(forged), or older than the latest write of their entry (replayed)")
-                .register(registry)).increment();
+                .register(registry));
     }
 
     /** A session ended, leaving its record in {@code status}. */
     public void ended(SessionStatus status) {
-        endOutcomes.computeIfAbsent(status, s -> Counter.builder("farmgate_session_ends").tag("status", s.wireName())
-                .description("Sessions that ended, by the status they ended in").register(registry)).increment();
+        sessionEnds(status).increment();
+    }
+
+    private Counter sessionEnds(SessionStatus status) {
+        return endOutcomes.computeIfAbsent(status, s -> Counter.builder("farmgate_session_ends")
+                .tag("status", s.wireName()).description("Sessions that ended, by the status they ended in")
+                .register(registry));
     }
 
     /** One create request's outcome: created, no_capacity, over_user_limit, invalid, failed. */
     public void created(String outcome) {
-        createOutcomes.computeIfAbsent(outcome, o -> Counter.builder("farmgate_session_creates").tag("outcome", o)
-                .description("Session creation requests by outcome").register(registry)).increment();
+        sessionCreates(outcome).increment();
+    }
+
+    /** A repair put the cluster's state right: {@code count} places, records or reservations of {@code kind}. */
+    public void repaired(Repair kind, int count) {
+        repairs.get(kind).increment(count);
+    }
+
+    /** What the repairs put right, each counted by {@code farmgate_repairs_total{kind}}. */
+    public enum Repair {
+        /** Quota places no session held, given back by the coordinator. */
+        QUOTA_PLACES,
+        /** Directory records of sessions this node does not hold as they say: marked lost, or their end rewritten. */
+        ORPHAN_RECORDS,
+        /** Reservations in this node's registry entry for sessions it never came to hold, given up. */
+        UNHELD_RESERVATIONS;
+
+        String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private Counter sessionCreates(String outcome) {
+        return createOutcomes.computeIfAbsent(outcome, o -> Counter.builder("farmgate_session_creates")
+                .tag("outcome", o).description("Session creation requests by outcome").register(registry));
     }
 
     public Timer placement() {

@@ -188,6 +188,7 @@ public final class ClusterRuntime {
         if (seal != null) {
             // Entries this member owns are updated and queried with its own seal, lent to what runs on them there.
             SealedMap.lend(new MemberContext(hazelcastConfig.getUserContext()), seal, fences);
+            metrics.expectRejections(ClusterMaps.ALL.stream().map(ClusterMaps.ClusterMap::name).toList());
         }
         // What Vert.x's manager reads to know the member as a Vert.x node when it is handed one (its documented way
         // of running on a Hazelcast instance of the application's own).

@@ -1,6 +1,7 @@
 package org.farmgate.node.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
 import java.util.List;
@@ -33,6 +34,8 @@ class OrphanRecordsTest {
             assertEquals(List.of("ghost-session"), repair.repairOnce().await(10, TimeUnit.SECONDS));
             assertEquals(SessionStatus.LOST, node.session("ghost-session").status());
             assertEquals(SessionStatus.PENDING, node.session(held.sessionId()).status(), "a held session stays");
+            assertTrue(node.request("GET", "/metrics", null, null).body()
+                    .contains("farmgate_repairs_total{kind=\"orphan_records\"} 1.0"), "the repair is counted");
             node.request("DELETE", "/api/sessions/" + held.sessionId(), TestNode.ADMIN, null);
         }
     }

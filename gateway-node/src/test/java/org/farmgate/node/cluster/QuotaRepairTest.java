@@ -29,14 +29,16 @@ class QuotaRepairTest {
             String user = one.ownerId();
             quota.tryAcquire(user, "placed-by-a-node-that-died", 17, SessionQuota.Limits.NONE).toCompletableFuture()
                     .get(10, TimeUnit.SECONDS);
+            java.util.concurrent.atomic.AtomicInteger repaired = new java.util.concurrent.atomic.AtomicInteger();
             QuotaRepair repair = new QuotaRepair(runtime.vertx(), runtime.membership(),
-                    new NodeRegistry(runtime.nodes()), quota, QuotaRepair.ROUND);
+                    new NodeRegistry(runtime.nodes()), quota, QuotaRepair.ROUND, repaired::addAndGet);
 
             assertEquals(0, repair.repairOnce().await(10, TimeUnit.SECONDS), "a first sighting gives nothing back");
             assertEquals(1, repair.repairOnce().await(10, TimeUnit.SECONDS));
             assertEquals(Set.of(one.sessionId(), two.sessionId()), quota.places().toCompletableFuture()
                     .get(10, TimeUnit.SECONDS).get(user));
             assertEquals(0, repair.repairOnce().await(10, TimeUnit.SECONDS));
+            assertEquals(1, repaired.get(), "what it gave back is counted (farmgate_repairs_total)");
         }
     }
 }
