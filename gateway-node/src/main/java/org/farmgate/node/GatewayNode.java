@@ -132,7 +132,10 @@ public final class GatewayNode {
                 config.shares().maxWatchers()), ledger, drives, clock);
         this.guacd = new GuacdClient(vertx, config.guacdHost(), config.guacdPort(), config.guacdConnectTimeout(),
                 config.guacdStepTimeout());
-        this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), environment.host(),
+        long guacdLimitMb = config.capacity().guacdLimitMb();
+        HostProbe machine = guacdLimitMb > 0 ? HostProbe.inGuacdContainer(environment.host(), guacdLimitMb)
+                : environment.host();
+        this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), machine,
                 new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
                 host, ledger, clock, count -> metrics.repaired(NodeMetrics.Repair.UNHELD_RESERVATIONS, count));
         TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock);

@@ -27,6 +27,22 @@ public interface HostProbe {
         return new ProcHostProbe(Path.of("/proc"), Path.of("/sys/fs/cgroup"), "guacd");
     }
 
+    /**
+     * {@code machine} for a node whose guacd runs in a container of its own with {@code limitMb} (a pod's sidecar):
+     * the memory sessions may use is that container's, its limit less what guacd takes now, not what the node's
+     * own cgroup allows. Without guacd's measure (-1: its processes cannot be read, which the node says loudly) the
+     * whole limit reads as free, and the reservations alone keep the node within it.
+     */
+    static HostProbe inGuacdContainer(HostProbe machine, long limitMb) {
+        return () -> {
+            Reading reading = machine.read();
+            long available = Math.max(0, limitMb - Math.max(0, reading.guacdPssMb()));
+            // No host id: this memory is the container's, shared with no other node of the host.
+            return new Reading(limitMb, available, reading.guacdPssMb(), reading.guacdProcesses(),
+                    reading.cpuCount(), reading.loadAverage(), null);
+        };
+    }
+
     /** A host that always reads the same: for tests whose outcome must not depend on the machine. */
     static HostProbe fixed(Reading reading) {
         return () -> reading;

@@ -62,6 +62,7 @@ public final class NodeAgent {
     private final List<Consumer<List<NodeLoad>>> viewListeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> rejoinListeners = new CopyOnWriteArrayList<>();
     private volatile boolean guacdHealthy;
+    private volatile boolean guacdUnmeasured;
     private volatile long guacdBaselineMb = -1;
     private volatile NodeLoad lastPublished;
     /** Whether this node is drained, as it last heard: from its own entry, or from the node that drained it. */
@@ -159,6 +160,7 @@ public final class NodeAgent {
         }
         return vertx.executeBlocking(hostProbe::read, false).compose(reading -> {
             SessionHost.Usage usage = host.activeUsage(config.costModel());
+            sayWhetherGuacdIsMeasured(reading);
             if (usage.sessions().isEmpty() && reading.guacdPssMb() >= 0) {
                 guacdBaselineMb = reading.guacdPssMb(); // guacd with no session: its idle cost
             }
@@ -227,6 +229,26 @@ public final class NodeAgent {
     /** Called with every node's summary after each heartbeat. */
     public void onView(Consumer<List<NodeLoad>> listener) {
         viewListeners.add(listener);
+    }
+
+    /**
+     * guacd runs but its memory cannot be read (another user's processes: the node needs guacd's user, or to share
+     * its process namespace as that user): the placement then works from the cost model alone and guacd's figures
+     * read -1. Said once when it starts and once when it ends, not on every heartbeat.
+     */
+    private void sayWhetherGuacdIsMeasured(HostProbe.Reading reading) {
+        boolean blind = reading.guacdProcesses() > 0 && reading.guacdPssMb() < 0;
+        if (blind != guacdUnmeasured) {
+            guacdUnmeasured = blind;
+            if (blind) {
+                LOG.warn("node {}: guacd runs ({} processes) but its memory cannot be read (/proc/<pid>/smaps_rollup "
+                        + "of another user): the placement cannot check the cost model against guacd; run the node "
+                        + "as guacd's user (in a pod: the same runAsUser, with shareProcessNamespace)",
+                        config.nodeId(), reading.guacdProcesses());
+            } else {
+                LOG.info("node {}: guacd's memory can be read again", config.nodeId());
+            }
+        }
     }
 
     private static long share(long mb, int shared) {

@@ -8,9 +8,12 @@ import java.time.Duration;
  * @param budgetMb memory for guacd sessions, or -1: the host's available memory at start, minus the margin
  * @param marginMb memory always left to the host, or -1: 5 % of its total, at least 256 MB
  * @param calibrate whether the cost model follows the measured guacd memory per session, within the bounds
+ * @param guacdLimitMb the memory limit of the container guacd runs in when it is not the node's (a pod's guacd
+ *     sidecar: the node's own cgroup says nothing of it), or -1: guacd shares the node's host or container
  */
 public record CapacitySettings(long budgetMb, long marginMb, int maxSessionsPerCore, Duration guacdProbeInterval,
-        Duration drainGrace, boolean calibrate, double calibrationMinFactor, double calibrationMaxFactor) {
+        Duration drainGrace, boolean calibrate, double calibrationMinFactor, double calibrationMaxFactor,
+        long guacdLimitMb) {
 
     static CapacitySettings from(ConfigSource source) {
         double min = decimal(source, "GW_COST_CALIBRATION_MIN_FACTOR", 0.5);
@@ -27,7 +30,8 @@ public record CapacitySettings(long budgetMb, long marginMb, int maxSessionsPerC
                 Duration.ofSeconds(source.integer("GW_DRAIN_GRACE_SECS", 60, 0, 86_400)),
                 source.bool("GW_COST_CALIBRATION", false),
                 min,
-                max);
+                max,
+                source.integer("GW_GUACD_MEMORY_LIMIT_MB", -1, -1, Integer.MAX_VALUE));
     }
 
     private static double decimal(ConfigSource source, String key, double fallback) {

@@ -50,10 +50,10 @@ public record ClusterSecurity(Path keystore, String keystorePassword, Path trust
         Path keystore = path(source, "GW_CLUSTER_KEYSTORE", base == null ? null : base.resolve(nodeId + ".p12"));
         Path truststore = path(source, "GW_CLUSTER_TRUSTSTORE", base == null ? null : base.resolve("truststore.p12"));
         Path keyFile = path(source, "GW_CLUSTER_KEY_FILE", base == null ? null : base.resolve("cluster.key"));
-        String password = secret(source, "GW_CLUSTER_KEYSTORE_PASSWORD",
-                base == null ? null : base.resolve("password"));
-        String trustPassword = source.isSet("GW_CLUSTER_TRUSTSTORE_PASSWORD")
-                ? source.string("GW_CLUSTER_TRUSTSTORE_PASSWORD", null) : password;
+        String password = Placeholders.refused("GW_CLUSTER_KEYSTORE_PASSWORD", secret(source,
+                "GW_CLUSTER_KEYSTORE_PASSWORD", base == null ? null : base.resolve("password")));
+        String trustPassword = source.isSet("GW_CLUSTER_TRUSTSTORE_PASSWORD") ? Placeholders.refused(
+                "GW_CLUSTER_TRUSTSTORE_PASSWORD", source.string("GW_CLUSTER_TRUSTSTORE_PASSWORD", null)) : password;
         boolean any = keystore != null || truststore != null || keyFile != null;
         if (!any) {
             if (cluster.enabled() && cluster.expectsOthers() && !insecure) {

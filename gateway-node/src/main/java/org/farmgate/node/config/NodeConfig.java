@@ -113,7 +113,7 @@ public record NodeConfig(
 
     /** At least 32 characters: a token is a password to every machine behind the gateway, guessed offline never. */
     private static String adminToken(ConfigSource source) {
-        String token = source.string("GW_ADMIN_TOKEN", null);
+        String token = Placeholders.refused("GW_ADMIN_TOKEN", source.string("GW_ADMIN_TOKEN", null));
         if (token != null && token.length() < 32) {
             throw new ConfigException("GW_ADMIN_TOKEN must be at least 32 characters of a random value (256 bits, "
                     + "for instance `openssl rand -base64 32`), got " + token.length());

@@ -46,7 +46,8 @@ public record OidcSettings(String issuer, String clientId, String clientSecret, 
         if (!scopes.contains("openid")) {
             throw new ConfigException("GW_OIDC_SCOPES: must include 'openid'");
         }
-        return new OidcSettings(issuer.replaceAll("/+$", ""), clientId, source.string("GW_OIDC_CLIENT_SECRET", null),
+        return new OidcSettings(issuer.replaceAll("/+$", ""), clientId, Placeholders.refused("GW_OIDC_CLIENT_SECRET",
+                source.string("GW_OIDC_CLIENT_SECRET", null)),
                 scopes, redirectBase, source.string("GW_OIDC_ROLE_CLAIM", null),
                 source.string("GW_OIDC_GROUPS_CLAIM", "groups"), mappings(source),
                 role(source, "GW_OIDC_MAX_ROLE", Role.ADMIN), idle, absolute, maxPending);

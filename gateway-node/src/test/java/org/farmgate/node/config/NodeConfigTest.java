@@ -54,7 +54,10 @@ class NodeConfigTest {
             "GW_ALLOWED_NETWORKS_VNC, 10.0.0.0/40, GW_ALLOWED_NETWORKS_VNC: '10.0.0.0/40' has a prefix length outside 0-32",
             "GW_DEFAULT_TIMEZONE, Nowhere/Here, GW_DEFAULT_TIMEZONE must be an IANA time zone",
             "GW_COST_PROFILE, cheap, GW_COST_PROFILE must be measured or field-freerdp3, got 'cheap'",
-            "GW_ADMIN_TOKEN, a, GW_ADMIN_TOKEN must be at least 32 characters"})
+            "GW_ADMIN_TOKEN, a, GW_ADMIN_TOKEN must be at least 32 characters",
+            "GW_ADMIN_TOKEN, CHANGE-ME-to-a-long-random-value-of-64-characters, GW_ADMIN_TOKEN is still the example's",
+            "GW_CLUSTER_KEYSTORE_PASSWORD, change-me-to-a-long-random-value, GW_CLUSTER_KEYSTORE_PASSWORD is still the "
+                    + "example's placeholder"})
     void badValuesNameTheirKey(String key, String value, String message) {
         ConfigException error = assertThrows(ConfigException.class,
                 () -> NodeConfig.from(new ConfigSource(Map.of(key, value))));
