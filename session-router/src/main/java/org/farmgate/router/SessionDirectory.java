@@ -65,7 +65,7 @@ public final class SessionDirectory {
     }
 
     public CompletionStage<SessionInfo> find(String sessionId) {
-        return records.get(sessionId).thenApply(info -> info == null || info.revision() == TOMBSTONE ? null : info);
+        return records.get(sessionId).thenApply(info -> info == null || isTombstone(info) ? null : info);
     }
 
     /** Removes the record if it is still {@code expected}'s node's, leaving a tombstone; the record removed, or null. */
@@ -103,11 +103,15 @@ public final class SessionDirectory {
         return done;
     }
 
+    private static boolean isTombstone(SessionInfo record) {
+        return record.revision() == TOMBSTONE;
+    }
+
     private record ByOwner(String ownerId) implements Query<SessionInfo, SessionInfo> {
 
         @Override
         public boolean matches(SessionInfo value) {
-            return value.revision() != TOMBSTONE && (ownerId == null || ownerId.equals(value.ownerId()));
+            return !isTombstone(value) && (ownerId == null || ownerId.equals(value.ownerId()));
         }
 
         @Override
@@ -120,7 +124,7 @@ public final class SessionDirectory {
 
         @Override
         public boolean matches(SessionInfo value) {
-            return nodeId.equals(value.nodeId()) && value.status().isLive() && value.revision() != TOMBSTONE;
+            return nodeId.equals(value.nodeId()) && value.status().isLive() && !isTombstone(value);
         }
 
         @Override
@@ -147,7 +151,7 @@ public final class SessionDirectory {
 
         @Override
         public Outcome<SessionInfo, Boolean> apply(SessionInfo current) {
-            if (current != null && current.nodeId().equals(info.nodeId()) && current.revision() != TOMBSTONE
+            if (current != null && current.nodeId().equals(info.nodeId()) && !isTombstone(current)
                     && current.status() == SessionStatus.LOST && info.status().isLive()) {
                 return Outcome.store(info, true);
             }
@@ -159,7 +163,7 @@ public final class SessionDirectory {
 
         @Override
         public Outcome<SessionInfo, SessionInfo> apply(SessionInfo current) {
-            if (current == null || current.revision() == TOMBSTONE || !current.nodeId().equals(nodeId)) {
+            if (current == null || isTombstone(current) || !current.nodeId().equals(nodeId)) {
                 return Outcome.keep(null);
             }
             return Outcome.storeFor(current.withRevision(TOMBSTONE), TOMBSTONE_LIFE, current);
@@ -171,7 +175,7 @@ public final class SessionDirectory {
         @Override
         public Outcome<SessionInfo, SessionInfo> apply(SessionInfo current) {
             if (current == null || !current.status().isLive() || !current.nodeId().equals(nodeId)
-                    || current.revision() == TOMBSTONE) {
+                    || isTombstone(current)) {
                 return Outcome.keep(null);
             }
             SessionInfo lost = current.ended(SessionStatus.LOST, at, "node " + current.nodeId() + " left the cluster");

@@ -103,9 +103,7 @@ final class Anchor implements SessionLink {
         if (nopTimer >= 0) {
             context.owner().cancelTimer(nopTimer);
         }
-        guacd.handler(null);
-        guacd.closeHandler(null);
-        guacd.exceptionHandler(null);
+        Closing.clearHandlers(guacd);
         guacd.close();
         listener.accept(new TunnelEnd(cause, status, message, 0, 0, fromGuacd.instructions(), 0));
     }

@@ -1,6 +1,7 @@
 package org.farmgate.node.tunnel;
 
 import io.vertx.core.http.WebSocketBase;
+import io.vertx.core.net.NetSocket;
 import java.util.List;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.protocol.Instruction;
@@ -43,17 +44,18 @@ final class Closing {
         }
     }
 
-    /** The status a tunnel's close reason carries; null when the reason is not one (the peer went away). */
-    static Integer statusIn(String reason) {
-        if (reason == null || reason.isEmpty() || reason.length() > 5) {
-            return null;
-        }
-        for (int i = 0; i < reason.length(); i++) {
-            if (reason.charAt(i) < '0' || reason.charAt(i) > '9') {
-                return null;
-            }
-        }
-        return Integer.parseInt(reason);
+    /** As for a WebSocket, for guacd's connection: an ended tunnel or anchor hears nothing more from it. */
+    static void clearHandlers(NetSocket guacd) {
+        guacd.handler(null);
+        guacd.drainHandler(null);
+        guacd.closeHandler(null);
+        guacd.exceptionHandler(null);
+    }
+
+    /** Whether a close reason is a tunnel's status (1 to 5 digits); anything else means the peer went away. */
+    static boolean isStatus(String reason) {
+        return reason != null && !reason.isEmpty() && reason.length() <= 5
+                && reason.chars().allMatch(c -> c >= '0' && c <= '9');
     }
 
     /** The status of guacd's {@code error} instruction (message, status); an upstream error when it has none. */

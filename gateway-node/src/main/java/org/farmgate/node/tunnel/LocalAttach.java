@@ -54,7 +54,7 @@ final class LocalAttach {
         try {
             session = host.beginAttach(sessionId, identity);
         } catch (GatewayException refused) {
-            refuse(ws, refused.guacamoleCode(), refused.getMessage());
+            Closing.withError(ws, refused.guacamoleCode(), refused.getMessage());
             return;
         }
         if (ws.isClosed()) {
@@ -76,7 +76,7 @@ final class LocalAttach {
                             (end, hold) -> host.tunnelEnded(session, end, hold));
                     if (!host.activate(session, tunnel, connection.connectionId())) {
                         connection.socket().close();
-                        refuse(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session was deleted");
+                        Closing.withError(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session was deleted");
                         return;
                     }
                     tunnel.start();
@@ -86,7 +86,7 @@ final class LocalAttach {
                     int status = error instanceof GatewayException known ? known.guacamoleCode()
                             : GuacamoleStatus.SERVER_ERROR.code();
                     host.attachFailed(session, SessionStatus.ERROR, error.getMessage());
-                    refuse(ws, status, error.getMessage());
+                    Closing.withError(ws, status, error.getMessage());
                 });
     }
 
@@ -101,7 +101,7 @@ final class LocalAttach {
         try {
             place = host.beginWatch(sessionId, identity);
         } catch (GatewayException refused) {
-            refuse(ws, refused.guacamoleCode(), refused.getMessage());
+            Closing.withError(ws, refused.guacamoleCode(), refused.getMessage());
             return;
         }
         Identity.ShareScope scope = identity.share();
@@ -122,13 +122,13 @@ final class LocalAttach {
                     (end, hold) -> place.ended(end), scope.readOnly() ? ClientInput.READ_ONLY : ClientInput.FULL);
             if (!place.started(tunnel)) {
                 connection.socket().close();
-                refuse(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session has ended");
+                Closing.withError(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session has ended");
                 return;
             }
             tunnel.start();
         }).onFailure(error -> {
             place.failed();
-            refuse(ws, error instanceof GatewayException known ? known.guacamoleCode()
+            Closing.withError(ws, error instanceof GatewayException known ? known.guacamoleCode()
                     : GuacamoleStatus.SERVER_ERROR.code(), error.getMessage());
         });
     }
@@ -141,10 +141,5 @@ final class LocalAttach {
         } else {
             host.attachFailed(session, SessionStatus.COMPLETED, "the client left " + when);
         }
-    }
-
-    /** Tells the client why, the way Apache Guacamole's tunnel does: an error instruction, then the close reason. */
-    static void refuse(ServerWebSocket ws, int status, String message) {
-        Closing.withError(ws, status, message);
     }
 }

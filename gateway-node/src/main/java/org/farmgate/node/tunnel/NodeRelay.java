@@ -70,7 +70,7 @@ final class NodeRelay {
         }
         client.connect(new WebSocketConnectOptions().setHost(owner.httpHost()).setPort(owner.relayPort())
                         .setURI(uri.toString()).addSubProtocol("guacamole"))
-                .onFailure(error -> LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
+                .onFailure(error -> Closing.withError(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
                         "node " + ownerId + " that holds the session is not reachable: " + error.getMessage()))
                 .onSuccess(upstream -> {
                     metrics.relayHop();
@@ -96,7 +96,7 @@ final class NodeRelay {
         Handler<AsyncResult<Void>> toUpstream = written -> {
             if (written.failed()) {
                 stop(browser, upstream);
-                LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(), broke);
+                Closing.withError(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(), broke);
             }
         };
         upstream.handler(data -> {
@@ -117,8 +117,8 @@ final class NodeRelay {
             stop(browser, upstream);
             Short code = upstream.closeStatusCode();
             // The owner's tunnel always closes with a Guacamole status as reason; anything else means it went away.
-            if (code == null || Closing.statusIn(upstream.closeReason()) == null) {
-                LocalAttach.refuse(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(), broke);
+            if (code == null || !Closing.isStatus(upstream.closeReason())) {
+                Closing.withError(browser, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(), broke);
             } else if (!browser.isClosed()) {
                 browser.close(code, upstream.closeReason());
             }

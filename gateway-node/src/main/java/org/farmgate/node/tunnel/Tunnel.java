@@ -384,10 +384,7 @@ public final class Tunnel implements SessionLink {
         clientStall.released();
         guacdStall.released();
         Closing.clearHandlers(client);
-        guacd.handler(null);
-        guacd.drainHandler(null);
-        guacd.closeHandler(null);
-        guacd.exceptionHandler(null);
+        Closing.clearHandlers(guacd);
         if (status != 0 && sendErrorInstruction) {
             Closing.withError(client, status, message);
         } else {

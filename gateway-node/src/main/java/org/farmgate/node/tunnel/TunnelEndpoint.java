@@ -113,11 +113,11 @@ public final class TunnelEndpoint {
                 .onSuccess(ws -> {
                     ws.pause();
                     ViolationWatch watch = ViolationWatch.on(ws);
-                    identity.onFailure(error -> LocalAttach.refuse(ws, GuacamoleStatus.SERVER_ERROR.code(),
+                    identity.onFailure(error -> Closing.withError(ws, GuacamoleStatus.SERVER_ERROR.code(),
                                     "could not check the credentials: " + error.getMessage()))
                             .onSuccess(found -> {
                                 if (found.isEmpty()) {
-                                    LocalAttach.refuse(ws, GuacamoleStatus.CLIENT_UNAUTHORIZED.code(), ticket != null
+                                    Closing.withError(ws, GuacamoleStatus.CLIENT_UNAUTHORIZED.code(), ticket != null
                                             ? "the ticket is unknown, already used or expired (tickets are single-use "
                                                     + "and valid 30 s)"
                                             : "missing or invalid credentials: pass ?ticket= or an API token header");
@@ -135,12 +135,12 @@ public final class TunnelEndpoint {
             local.attach(ws, watch, sessionId, identity, hints);
             return;
         }
-        await(directory.find(sessionId)).onFailure(error -> LocalAttach.refuse(ws, GuacamoleStatus.SERVER_ERROR
+        await(directory.find(sessionId)).onFailure(error -> Closing.withError(ws, GuacamoleStatus.SERVER_ERROR
                 .code(), "could not look the session up: " + error.getMessage())).onSuccess(info -> {
                     if (info == null || !SessionHost.mayAttach(identity, info)) {
-                        LocalAttach.refuse(ws, GuacamoleStatus.RESOURCE_NOT_FOUND.code(), "no session " + sessionId);
+                        Closing.withError(ws, GuacamoleStatus.RESOURCE_NOT_FOUND.code(), "no session " + sessionId);
                     } else if (!info.status().isLive()) {
-                        LocalAttach.refuse(ws, GuacamoleStatus.RESOURCE_CLOSED.code(), "session " + sessionId
+                        Closing.withError(ws, GuacamoleStatus.RESOURCE_CLOSED.code(), "session " + sessionId
                                 + " has ended (" + info.status().wireName() + ")");
                     } else if (info.nodeId().equals(nodeId)) {
                         local.attach(ws, watch, sessionId, identity, hints); // e.g. ended meanwhile: attach says so
@@ -160,7 +160,7 @@ public final class TunnelEndpoint {
                 relay.relay(ws, info.sessionId(), owner.address(), owner.nodeId(), ticket, forwarded);
                 return null;
             });
-        }).onFailure(error -> LocalAttach.refuse(ws, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
+        }).onFailure(error -> Closing.withError(ws, GuacamoleStatus.UPSTREAM_UNAVAILABLE.code(),
                 error.getMessage()));
     }
 
@@ -177,10 +177,10 @@ public final class TunnelEndpoint {
         request.toWebSocket().onSuccess(ws -> {
             ws.pause();
             ViolationWatch watch = ViolationWatch.on(ws);
-            identity.onFailure(error -> LocalAttach.refuse(ws, GuacamoleStatus.SERVER_ERROR.code(),
+            identity.onFailure(error -> Closing.withError(ws, GuacamoleStatus.SERVER_ERROR.code(),
                     error.getMessage())).onSuccess(found -> {
                         if (found.isEmpty()) {
-                            LocalAttach.refuse(ws, GuacamoleStatus.CLIENT_UNAUTHORIZED.code(),
+                            Closing.withError(ws, GuacamoleStatus.CLIENT_UNAUTHORIZED.code(),
                                     "the relay ticket is unknown, used or expired");
                         } else {
                             local.attach(ws, watch, sessionId, found.get(), hints);

@@ -23,17 +23,11 @@ public final class MemberContext {
         this.values = values;
     }
 
-    /** A context of its own lending {@code lent}, each under its class. */
-    public static MemberContext of(Object... lent) {
-        MemberContext context = new MemberContext(new ConcurrentHashMap<>());
-        for (Object value : lent) {
-            context.lend(value);
-        }
-        return context;
-    }
-
     /** Lends {@code value} under its class, in place of what was lent under it before. */
     public MemberContext lend(Object value) {
+        if (this == NONE) {
+            throw new IllegalStateException("NONE is every plain map's: lend to a member's own context");
+        }
         values.put(value.getClass().getName(), value);
         return this;
     }
@@ -41,11 +35,6 @@ public final class MemberContext {
     /** What is lent under {@code type}, or null. */
     public <T> T get(Class<T> type) {
         return type.cast(values.get(type.getName()));
-    }
-
-    /** The values as Hazelcast's {@code Config.setUserContext} takes them. */
-    public ConcurrentMap<String, Object> asMap() {
-        return values;
     }
 
     @Override
