@@ -29,10 +29,13 @@ import org.farmgate.bench.guacd.SyntheticGuacdMain;
 import org.farmgate.bench.idle.IdleSessionsBenchmark;
 import org.farmgate.bench.load.LoadClientMain;
 import org.farmgate.bench.plot.PlotMain;
+import org.farmgate.bench.records.DbClientBenchmark;
+import org.farmgate.bench.records.ReportsBenchmark;
 import org.farmgate.bench.relay.RelayBenchmark;
 import org.farmgate.bench.soak.HostileSoak;
 import org.farmgate.bench.vault.AddressBookBenchmark;
 import org.farmgate.node.TestNode;
+import org.farmgate.testkit.db.TestPostgres;
 import org.farmgate.testkit.process.ClusterKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -171,6 +174,21 @@ class BenchCommandsTest {
         assumeTrue(onPath("haproxy"), "Debian's haproxy is not installed (apt-get install haproxy)");
         run(new LocalClusterMain(), "--nodes", "2", "--haproxy", "hint", "--check", "2", "--env",
                 "GW_CLUSTER_INSECURE=true");
+    }
+
+    @Test
+    void reportsBenchmarkOnAnEmbeddedDatabase() {
+        run(new ReportsBenchmark(), "--db-url", "embedded", "--rows", "2000", "--repeats", "2");
+    }
+
+    @Test
+    void dbClientBenchmark() {
+        assumeTrue(TestPostgres.shared().isPresent(), () -> "no PostgreSQL: " + TestPostgres.whyUnavailable());
+        TestPostgres server = TestPostgres.shared().get();
+        String url = server.newDatabase();
+        run(new DbClientBenchmark(), "--host", server.host(), "--port", String.valueOf(server.port()), "--database",
+                url.substring(url.lastIndexOf('/') + 1), "--user", server.user(), "--rows", "20", "--batch", "10",
+                "--rounds", "1");
     }
 
     @Test

@@ -19,30 +19,41 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.farmgate.durable.DurableStore;
+import org.farmgate.node.accountability.AuditTrail;
+import org.farmgate.node.accountability.DurableTokens;
+import org.farmgate.node.accountability.Housekeeping;
+import org.farmgate.node.accountability.Restoration;
+import org.farmgate.node.accountability.SessionHistory;
 import org.farmgate.node.addressbook.AddressBookRuntime;
 import org.farmgate.node.api.AddressBookApi;
 import org.farmgate.node.api.ApiRouter;
+import org.farmgate.node.api.AuditedCalls;
 import org.farmgate.node.api.ClusterApi;
 import org.farmgate.node.api.HealthApi;
 import org.farmgate.node.api.MeApi;
+import org.farmgate.node.api.ReportsApi;
 import org.farmgate.node.api.SessionsApi;
 import org.farmgate.node.api.SharesApi;
 import org.farmgate.node.api.TokensApi;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.LoginSessions;
 import org.farmgate.node.auth.TicketService;
+import org.farmgate.node.auth.TokenLedger;
 import org.farmgate.node.auth.TokenService;
 import org.farmgate.node.cluster.GuacdProbe;
 import org.farmgate.node.cluster.HostProbe;
 import org.farmgate.node.cluster.NodeAgent;
 import org.farmgate.node.cluster.OrphanRecords;
 import org.farmgate.node.cluster.QuotaRepair;
-import org.farmgate.node.cluster.Strangers;
 import org.farmgate.node.cluster.Readiness;
+import org.farmgate.node.cluster.Strangers;
+import org.farmgate.node.config.AccountabilitySettings;
 import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.ConnectionSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
+import org.farmgate.node.http.ClientAddresses;
 import org.farmgate.node.http.ConnectionGuard;
 import org.farmgate.node.http.OneBodyLength;
 import org.farmgate.node.metrics.NodeMetrics;
@@ -50,13 +61,14 @@ import org.farmgate.node.peer.FenceBus;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.peer.PeerChannels;
 import org.farmgate.node.runtime.ClusterRuntime;
+import org.farmgate.node.runtime.DaemonThreads;
 import org.farmgate.node.session.LocalSession;
-import org.farmgate.node.session.SessionDrives;
-import org.farmgate.node.session.SessionHost;
-import org.farmgate.node.session.SessionLedger;
 import org.farmgate.node.session.OpenEndpoint;
 import org.farmgate.node.session.SessionCreation;
+import org.farmgate.node.session.SessionDrives;
 import org.farmgate.node.session.SessionEvents;
+import org.farmgate.node.session.SessionHost;
+import org.farmgate.node.session.SessionLedger;
 import org.farmgate.node.session.SessionService;
 import org.farmgate.node.session.SessionTargets;
 import org.farmgate.node.share.ShareService;
@@ -95,6 +107,9 @@ public final class GatewayNode {
     private final TunnelEndpoint tunnels;
     private final Router router;
     private final AddressBookRuntime addressBook;
+    private final DurableStore records;
+    private final Housekeeping housekeeping;
+    private final Restoration restoration;
     private final Router relayRouter;
     private final AtomicInteger port = new AtomicInteger();
     private final AtomicInteger relayPort = new AtomicInteger();
@@ -126,6 +141,21 @@ public final class GatewayNode {
         this.events = new SessionEvents();
         events.subscribe(SessionEvents.countingEnds(metrics::ended));
         events.subscribe(drives::onEvent);
+        AccountabilitySettings accountability = config.records();
+        this.records = DurableStore.open(accountability.store());
+        // whenever the runtime stops (a shutdown, a start that failed after this point, a node killed in a test), the
+        // store lets go of its threads, its pool and its database file
+        // (on a thread of its own: closing waits for the outbox's writer, and this may run on an event loop)
+        runtime.stopped().onComplete(stopped -> DaemonThreads.named("farmgate-store-close")
+                .newThread(this::closeRecords).start());
+        if (!records.configured()) {
+            LOG.warn("no database (GW_DB_URL): this cluster keeps no session history, no audit log and no reports, "
+                    + "and when every node has stopped, every API token and sign-in is forgotten");
+        }
+        metrics.bindRecords(records);
+        events.subscribe(new SessionHistory(records, clock)::onEvent);
+        AuditTrail audit = new AuditTrail(records, config.nodeId(), clock);
+        ClientAddresses clientAddresses = new ClientAddresses(accountability.trustedProxies());
         SessionLedger ledger = new SessionLedger(config.nodeId(), directory, registry, quota, events, clock);
         this.host = new SessionHost(vertx, config.nodeId(), new SessionHost.Limits(config.pendingTimeout(),
                 config.maxSessionDuration(), config.finishedRetention(), config.reattachGrace(),
@@ -138,7 +168,9 @@ public final class GatewayNode {
         this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), machine,
                 new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
                 host, ledger, clock, count -> metrics.repaired(NodeMetrics.Repair.UNHELD_RESERVATIONS, count));
-        TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock);
+        TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock,
+                records.configured() ? new DurableTokens(records, clock) : TokenLedger.NONE);
+        this.restoration = new Restoration(vertx, records, tokens, runtime.restored(), config.nodeId(), clock);
         LoginSessions logins = new LoginSessions(runtime.logins(), config.oidc().idle(), config.oidc().absolute(),
                 clock);
         // A ticket is worth what the token or login that proved its holder is worth when it is redeemed.
@@ -162,7 +194,11 @@ public final class GatewayNode {
         OpenEndpoint openEndpoint = new OpenEndpoint(vertx, config.nodeId(), targets, config.userLimits(), host,
                 quota, drives, messenger);
         SessionCreation creation = new SessionCreation(vertx, targets, config.userLimits(), config.costModel(),
-                sessionRouter, registry, quota, directory, openEndpoint, metrics);
+                sessionRouter, registry, quota, directory, openEndpoint, metrics,
+                () -> !accountability.auditRequired() || records.state().writable());
+        this.housekeeping = new Housekeeping(vertx, records, config.nodeId(), registry::summaries,
+                runtime.membership()::isCoordinator, accountability.historyRetention(),
+                accountability.auditRetention(), clock);
         SessionService sessions = new SessionService(vertx, config.nodeId(), directory, host, ledger, openEndpoint);
         ShareService shares = new ShareService(vertx, config.nodeId(), runtime.shares(), directory, host, tickets,
                 messenger, config.shares(), clock);
@@ -176,19 +212,24 @@ public final class GatewayNode {
         }
 
         this.router = ApiRouter.create(vertx, config.maxBodyBytes());
+        new AuditedCalls(audit, clientAddresses).mount(router);
         new HealthApi(config.nodeId(), new Readiness(agent, runtime, config.guacdHost() + ":" + config.guacdPort(),
-                addressBook == null ? null : addressBook.cache())).mount(router);
-        new SessionsApi(creation, sessions, metrics, config.pendingTimeout().toSeconds()).mount(router, auth);
+                addressBook == null ? null : addressBook.cache(), records, accountability.auditRequired()))
+                .mount(router);
+        new SessionsApi(creation, sessions, metrics, config.pendingTimeout().toSeconds(), clientAddresses)
+                .mount(router, auth);
+        new ReportsApi(vertx, records).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new SharesApi(shares).mount(router, auth);
         new MeApi(vertx, config.oidc().enabled(), tokens, logins).mount(router, auth);
         if (config.oidc().enabled()) {
-            new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock).mount(router);
+            new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock, audit, clientAddresses)
+                    .mount(router);
         }
         new ClusterApi(vertx, registry, agent, quota, strangers).mount(router, auth);
         if (addressBook != null) {
             new AddressBookApi(vertx, addressBook.cache(), creation,
-                    config.pendingTimeout().toSeconds()).mount(router, auth);
+                    config.pendingTimeout().toSeconds(), clientAddresses).mount(router, auth);
         }
         this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), config.security(), auth, tickets, relayTickets,
                 host, directory, registry, guacd, new OriginPolicy(config.allowedOrigins()),
@@ -233,12 +274,15 @@ public final class GatewayNode {
                 GatewayNode node = new GatewayNode(runtime, config, adminToken, metrics, environment);
                 // Fences first: a node that serves before it knows of the latest writes believes old copies.
                 ready = (node.fences == null ? Future.<Void>succeededFuture() : node.fences.start())
+                        // a cluster started from nothing has its tokens back before it answers a call
+                        .compose(ignored -> node.restoration.start())
                         .compose(ignored -> node.listen())
                         .compose(ignored -> node.agent.start(node.httpPort(), config.security().relayPublicPort() > 0
                                 ? config.security().relayPublicPort() : node.relayPort.get()))
                         .map(ignored -> {
                             node.quotaRepair.start();
                             node.orphanRecords.start();
+                            node.housekeeping.start(environment.clock().instant());
                             if (runtime.isClustered()) {
                                 node.peers.serve();
                                 node.agent.onView(node.peers::seen);
@@ -250,7 +294,7 @@ public final class GatewayNode {
                             }
                             return node;
                         });
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError e) { // a missing class too: a start that fails must say so
                 ready = Future.failedFuture(e);
             }
             ready.onComplete(result -> {
@@ -379,11 +423,18 @@ public final class GatewayNode {
                     }
                     quotaRepair.stop();
                     orphanRecords.stop();
+                    housekeeping.stop();
+                    restoration.stop();
                     return agent.stop().otherwiseEmpty();
                 })
                 .compose(ignored -> Future.join(deployments.stream().map(vertx::undeploy).toList()))
                 .eventually(tunnels::close)
                 .eventually(guacd::close)
+                // the last facts (every session's end) are written, or spooled, before the node goes
+                .eventually(() -> vertx.executeBlocking(() -> {
+                    closeRecords();
+                    return null;
+                }, false))
                 .onComplete(ignored -> {
                     if (addressBook != null) {
                         addressBook.close();
@@ -397,6 +448,16 @@ public final class GatewayNode {
                     });
                 });
         return done.future();
+    }
+
+    /** Blocks for as long as the outbox takes to write or spool what it holds (at most about ten seconds). */
+    private void closeRecords() {
+        records.close();
+    }
+
+    /** Where history and the audit log are kept: for tests that read them directly. */
+    public DurableStore records() {
+        return records;
     }
 
     /** Stops at once: no drain, no wait. */

@@ -63,11 +63,27 @@ class LayeringTest {
                 .check(classes);
     }
 
+    /**
+     * Only the durable store reaches the database, and it knows nothing of the node, Vert.x or Hazelcast: the rest
+     * of the node records facts and runs the store's own operations through {@code DurableStore}.
+     */
+    @Test
+    void onlyTheDurableStoreReachesTheDatabase() {
+        noClasses().that().resideOutsideOfPackages("org.farmgate.durable..", "org.farmgate.testkit..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "javax.sql..", "com.zaxxer..",
+                        "org.flywaydb..", "org.h2..", "org.postgresql..")
+                .check(classes);
+        noClasses().that().resideInAPackage("org.farmgate.durable..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.farmgate.node..", "org.farmgate.router..",
+                        "io.vertx..", "io.netty..", "com.hazelcast..")
+                .check(classes);
+    }
+
     @Test
     void theDomainSpeaksNoHttp() {
         noClasses().that().resideInAnyPackage("org.farmgate.node.session..", "org.farmgate.node.cluster..",
                         "org.farmgate.node.peer..", "org.farmgate.node.guacd..", "org.farmgate.node.addressbook..",
-                        "org.farmgate.router..")
+                        "org.farmgate.node.accountability..", "org.farmgate.router..")
                 .should().dependOnClassesThat().resideInAnyPackage("org.farmgate.node.http..", "io.vertx.ext.web..")
                 .check(classes);
     }

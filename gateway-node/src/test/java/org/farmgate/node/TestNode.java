@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -70,6 +71,8 @@ public final class TestNode implements AutoCloseable {
         values.put("GW_EVENTBUS_PORT", "0");
         values.put("GW_RELAY_PORT", "0");
         values.put("GW_MEMORY_BUDGET_MB", "100000");
+        // History and audit go to an embedded database of the node's own, as on a node alone in production.
+        values.put("GW_DATA_DIR", Files.createTempDirectory("farmgate-node-data").toString());
         // A test's client that closes ends its session, unless the test is about coming back (ReattachTest).
         values.put("GW_REATTACH_GRACE_SECS", "0");
         values.putAll(settings);
@@ -133,6 +136,11 @@ public final class TestNode implements AutoCloseable {
     }
 
     public HttpResponse<String> request(String method, String path, String token, String body) throws Exception {
+        return request(method, path, token, body, Map.of());
+    }
+
+    public HttpResponse<String> request(String method, String path, String token, String body,
+            Map<String, String> headers) throws Exception {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path))
                 .timeout(Duration.ofSeconds(10))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
@@ -143,6 +151,7 @@ public final class TestNode implements AutoCloseable {
         if (body != null) {
             builder.header("Content-Type", "application/json");
         }
+        headers.forEach(builder::header);
         return http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
     }
 

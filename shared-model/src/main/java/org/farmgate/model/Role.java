@@ -4,14 +4,25 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 
-/** Token roles, weakest first: each role may do everything the ones before it may. */
+/**
+ * Roles, weakest first: each of the first four may do everything the ones before it may. {@link #AUDITOR} stands
+ * apart (Apache Guacamole 1.6's AUDIT permission): it reads history, the audit log and reports, which only an admin
+ * may too, and otherwise may do what a viewer may; it changes nothing.
+ */
 public enum Role {
     VIEWER,
     OPERATOR,
     POWERUSER,
-    ADMIN;
+    ADMIN,
+    AUDITOR;
 
     public boolean atLeast(Role required) {
+        if (this == AUDITOR) {
+            return required == AUDITOR || required == VIEWER;
+        }
+        if (required == AUDITOR) {
+            return this == ADMIN;
+        }
         return compareTo(required) >= 0;
     }
 
@@ -28,6 +39,6 @@ public enum Role {
                 return role;
             }
         }
-        throw new IllegalArgumentException("unknown role '" + name + "' (expected viewer, operator, poweruser or admin)");
+        throw new IllegalArgumentException("unknown role '" + name + "' (expected viewer, operator, poweruser, admin or auditor)");
     }
 }

@@ -72,6 +72,18 @@ public final class ClusterBenchmark implements Callable<Integer> {
             + "measured one after the other in the same run")
     private List<String> security;
 
+    @Option(names = "--records", defaultValue = "none", split = ",", description = "where history and audit go: none "
+            + "(GW_DB_URL=none), embedded (a node alone's H2; clusters: none), postgresql (--db-url), or several, "
+            + "measured side by side in the same run")
+    private List<String> records;
+
+    @Option(names = "--db-url", paramLabel = "URL", description = "postgresql://host:port/database for "
+            + "--records postgresql (user: --db-user, no password)")
+    private String dbUrl;
+
+    @Option(names = "--db-user", defaultValue = "postgres")
+    private String dbUser;
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new ClusterBenchmark()).execute(args));
     }
@@ -83,24 +95,32 @@ public final class ClusterBenchmark implements Callable<Integer> {
     public Integer call() throws Exception {
         Choices.require(spec, "--phases", phases, List.of("create", "relay", "relay-load"));
         Choices.require(spec, "--security", security, List.of("secure", "secure-jdk", "insecure"));
+        Choices.require(spec, "--records", records, List.of("none", "embedded", "postgresql"));
+        if (records.contains("postgresql") && dbUrl == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--records postgresql needs --db-url");
+        }
         NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(nodeJar);
         Map<String, String> env = Map.of("GW_MAX_SESSIONS", "5000", "GW_MAX_SESSIONS_PER_USER", "5000",
                 "GW_MAX_MEMORY_MB_PER_USER", "10000000", "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB", "100000");
         if (phases.contains("create")) {
             System.out.printf("%nSession creation: %d concurrent clients, each keeping its session up to %d ms, then"
                     + " deleting it and creating the next; %d s%n", clients, thinkMs, seconds);
-            System.out.printf("%-22s %10s %9s %9s %9s %9s %16s%n", "setup", "creates/s", "p50 ms", "p95 ms", "p99 ms",
+            System.out.printf("%-34s %10s %9s %9s %9s %9s %16s%n", "setup", "creates/s", "p50 ms", "p95 ms", "p99 ms",
                     "errors", "CPU ms / session");
-            try (LocalCluster one = LocalCluster.start(jar, 1, null, new SyntheticGuacdOptions(),
-                    LocalCluster.Balancing.NONE, Map.of("GW_CLUSTER_ENABLED", "false", "GW_MAX_SESSIONS", "5000",
-                            "GW_MAX_SESSIONS_PER_USER", "5000", "GW_MAX_MEMORY_MB_PER_USER", "10000000",
-                            "GW_COST_SSH_MB", "1", "GW_MEMORY_BUDGET_MB", "100000"))) {
-                creates("1 node, no cluster", one, clients, warmupSeconds, seconds, thinkMs);
+            for (String kept : records) {
+                Map<String, String> alone = new HashMap<>(withRecords(env, kept));
+                alone.put("GW_CLUSTER_ENABLED", "false");
+                try (LocalCluster one = LocalCluster.start(jar, 1, null, new SyntheticGuacdOptions(),
+                        LocalCluster.Balancing.NONE, alone)) {
+                    creates("1 node, " + kept, one, clients, warmupSeconds, seconds, thinkMs);
+                }
             }
             for (String mode : security) {
-                try (LocalCluster three = LocalCluster.start(jar, 3, null, new SyntheticGuacdOptions(),
-                        LocalCluster.Balancing.NONE, withSecurity(env, mode))) {
-                    creates("3 nodes, " + mode, three, clients, warmupSeconds, seconds, thinkMs);
+                for (String kept : records) {
+                    try (LocalCluster three = LocalCluster.start(jar, 3, null, new SyntheticGuacdOptions(),
+                            LocalCluster.Balancing.NONE, withRecords(withSecurity(env, mode), kept))) {
+                        creates("3 nodes, " + mode + ", " + kept, three, clients, warmupSeconds, seconds, thinkMs);
+                    }
                 }
             }
         }
@@ -121,6 +141,20 @@ public final class ClusterBenchmark implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** Where the nodes keep history and audit: nowhere, a node alone's embedded database, or PostgreSQL. */
+    private Map<String, String> withRecords(Map<String, String> env, String kept) {
+        Map<String, String> out = new HashMap<>(env);
+        switch (kept) {
+            case "none" -> out.put("GW_DB_URL", "none");
+            case "embedded" -> out.remove("GW_DB_URL");
+            default -> {
+                out.put("GW_DB_URL", dbUrl);
+                out.put("GW_DB_USER", dbUser);
+            }
+        }
+        return out;
     }
 
     /** secure (the default TLS engine), secure-jdk (the JDK's), insecure: each measured as its own cluster. */
@@ -267,7 +301,7 @@ public final class ClusterBenchmark implements Callable<Integer> {
         pool.shutdown();
         io.shutdown();
         long[] samples = all.stream().mapToLong(Long::longValue).toArray();
-        System.out.printf(Locale.ROOT, "%-22s %10.0f %9.1f %9.1f %9.1f %9d %16.1f%n", label,
+        System.out.printf(Locale.ROOT, "%-34s %10.0f %9.1f %9.1f %9.1f %9d %16.1f%n", label,
                 samples.length / (double) seconds, Stats.percentile(samples, 50) / 1e6,
                 Stats.percentile(samples, 95) / 1e6, Stats.percentile(samples, 99) / 1e6, errors.get(),
                 samples.length == 0 ? 0.0 : cpuUsed / (double) samples.length);

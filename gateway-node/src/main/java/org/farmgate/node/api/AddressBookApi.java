@@ -30,9 +30,11 @@ import org.farmgate.node.addressbook.FolderAccess;
 import org.farmgate.node.addressbook.RenderedBooks;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
+import org.farmgate.node.http.ClientAddresses;
 import org.farmgate.node.http.Responses;
-import org.farmgate.node.session.EntrySpecs;
 import org.farmgate.node.session.EntryRef;
+import org.farmgate.node.session.EntrySpecs;
+import org.farmgate.node.session.Origin;
 import org.farmgate.node.session.SessionCreation;
 import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.protocol.GuacamoleStatus;
@@ -53,10 +55,12 @@ public final class AddressBookApi {
     private final AddressBookCache cache;
     private final SessionCreation sessions;
     private final long routeCookieSeconds;
+    private final ClientAddresses addresses;
     private final RenderedBooks rendered = new RenderedBooks();
 
     public AddressBookApi(Vertx vertx, AddressBookCache cache, SessionCreation sessions,
-            long routeCookieSeconds) {
+            long routeCookieSeconds, ClientAddresses addresses) {
+        this.addresses = addresses;
         this.vertx = vertx;
         this.cache = cache;
         this.sessions = sessions;
@@ -155,9 +159,11 @@ public final class AddressBookApi {
                     overrides.put(field, value);
                 }
             }
-            return sessions.createFromEntry(who, new EntryRef(scope, path, name), publicSpec,
-                    overrides);
+            Object displayName = entry.fields().get("display_name");
+            return sessions.createFromEntry(who, publicSpec, overrides, new Origin(addresses.of(ctx.request()),
+                    new EntryRef(scope, path, name), displayName == null ? null : displayName.toString()));
         }).onFailure(ctx::fail).onSuccess(info -> {
+            AuditedCalls.target(ctx, info.sessionId());
             ctx.response().putHeader("Set-Cookie", SessionsApi.ROUTE_COOKIE + "=" + info.nodeId() + "; Path="
                     + info.wsUrl() + "; Max-Age=" + routeCookieSeconds + "; HttpOnly; SameSite=Lax");
             Responses.json(ctx, 201, info);

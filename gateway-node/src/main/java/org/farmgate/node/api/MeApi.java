@@ -88,8 +88,11 @@ public final class MeApi {
                     + ")");
         }
         String full = who.name().replaceAll("[^A-Za-z0-9._@-]", "_") + "." + asked.name();
-        future(tokens.create(full, role, who.groups(), asked.expiresAt())).onFailure(ctx::fail)
-                .onSuccess(issued -> Responses.json(ctx, 201, TokensApi.issued(issued)));
+        future(tokens.create(full, role, who.groups(), asked.expiresAt(), who.name())).onFailure(ctx::fail)
+                .onSuccess(issued -> {
+                    AuditedCalls.target(ctx, issued.record().name());
+                    Responses.json(ctx, 201, TokensApi.issued(issued));
+                });
     }
 
     private void endLogins(RoutingContext ctx) {

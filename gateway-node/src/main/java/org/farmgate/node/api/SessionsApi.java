@@ -10,8 +10,10 @@ import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
+import org.farmgate.node.http.ClientAddresses;
 import org.farmgate.node.http.Responses;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.session.Origin;
 import org.farmgate.node.session.SessionCreation;
 import org.farmgate.node.session.SessionService;
 
@@ -26,9 +28,11 @@ public final class SessionsApi {
     private final NodeMetrics metrics;
     private final long routeCookieSeconds;
     private final SessionRequestParser parser = new SessionRequestParser();
+    private final ClientAddresses addresses;
 
     public SessionsApi(SessionCreation creation, SessionService sessions, NodeMetrics metrics,
-            long routeCookieSeconds) {
+            long routeCookieSeconds, ClientAddresses addresses) {
+        this.addresses = addresses;
         this.creation = creation;
         this.sessions = sessions;
         this.metrics = metrics;
@@ -46,12 +50,14 @@ public final class SessionsApi {
         Identity caller = Authenticator.identity(ctx);
         Future<SessionInfo> created;
         try {
-            created = creation.create(caller, parser.parse(ctx.body().asString()));
+            created = creation.create(caller, parser.parse(ctx.body().asString()),
+                    Origin.adHoc(addresses.of(ctx.request())));
         } catch (GatewayException e) {
             created = Future.failedFuture(e);
         }
         created.onComplete(result -> metrics.created(SessionCreation.outcome(result.cause())))
                 .onSuccess(info -> {
+                    AuditedCalls.target(ctx, info.sessionId());
                     // The routing hint: a load balancer that reads it sends this session's WebSocket to its node.
                     ctx.response().putHeader("Set-Cookie", ROUTE_COOKIE + "=" + info.nodeId() + "; Path="
                             + info.wsUrl() + "; Max-Age=" + routeCookieSeconds + "; HttpOnly; SameSite=Lax");

@@ -51,6 +51,7 @@ public final class SharesApi {
         }
         shares.create(Authenticator.identity(ctx), ctx.pathParam("id"), readOnly, Duration.ofSeconds(secs))
                 .onFailure(ctx::fail).onSuccess(issued -> {
+                    AuditedCalls.target(ctx, ctx.pathParam("id") + "/shares/" + issued.share().shareId());
                     ObjectNode out = Json.mapper().valueToTree(issued.share());
                     out.put("share_token", issued.token());
                     // A fragment: the browser never sends it to any server, so no log or proxy sees the link.

@@ -52,15 +52,19 @@ public final class TokensApi {
     private void create(RoutingContext ctx) {
         CreateToken request = readBody(ctx.body().asString(), CreateToken.class);
         if (request.role() == null) {
-            throw new InvalidRequestException("field 'role' is required (viewer, operator, poweruser or admin)");
+            throw new InvalidRequestException("field 'role' is required (viewer, operator, poweruser, admin or "
+                    + "auditor)");
         }
-        if (request.groups() != null && request.groups().stream().anyMatch(group -> group == null || group.isBlank())) {
-            throw new InvalidRequestException("field 'groups' must be a list of group names, without null or empty "
-                    + "ones");
+        if (request.groups() != null && request.groups().stream().anyMatch(group -> group == null || group.isBlank()
+                || group.indexOf('\n') >= 0 || group.length() > 200)) {
+            throw new InvalidRequestException("field 'groups' must be a list of group names of at most 200 "
+                    + "characters, without line breaks, null or empty ones");
         }
         future(tokens.create(request.name(), request.role(), request.groups() == null ? Set.of() : request.groups(),
-                request.expiresAt())).onFailure(ctx::fail).onSuccess(issued -> Responses.json(ctx, 201,
-                        issued(issued)));
+                request.expiresAt(), Authenticator.identity(ctx).name())).onFailure(ctx::fail).onSuccess(issued -> {
+                    AuditedCalls.target(ctx, issued.record().name());
+                    Responses.json(ctx, 201, issued(issued));
+                });
     }
 
     /** A token just made, as the API shows it: the only time its value is shown. */
@@ -81,7 +85,7 @@ public final class TokensApi {
 
     private void revoke(RoutingContext ctx) {
         String name = ctx.pathParam("name");
-        future(tokens.revoke(name)).onFailure(ctx::fail).onSuccess(revoked -> {
+        future(tokens.revoke(name, Authenticator.identity(ctx).name())).onFailure(ctx::fail).onSuccess(revoked -> {
             if (revoked) {
                 Responses.noContent(ctx);
             } else {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.regex.Pattern;
 import org.farmgate.error.ConflictException;
@@ -26,6 +27,10 @@ import org.farmgate.router.store.Update;
  * use. A second map from name to hash keeps names unique: a name is claimed by one atomic update, which also takes
  * over the name of a token that has expired. A token with an expiry is stored with it as its time to live, so an
  * expired token's records disappear by themselves and its name is free again.
+ *
+ * <p>The maps are the fast path, the {@link TokenLedger} (the database) the truth: a token is written there before
+ * it is put in the maps, a revocation is taken from the maps at once and recorded there, and a cluster started from
+ * nothing puts back what the ledger holds ({@link #restore}). The check of a token never waits on the database.
  */
 public final class TokenService {
 
@@ -54,13 +59,20 @@ public final class TokenService {
     private final SharedMap<String, TokenRecord> byHash;
     private final SharedMap<String, NameClaim> names;
     private final Clock clock;
+    private final TokenLedger ledger;
 
     public TokenService(String bootstrapAdminToken, SharedMap<String, TokenRecord> byHash,
             SharedMap<String, NameClaim> names, Clock clock) {
+        this(bootstrapAdminToken, byHash, names, clock, TokenLedger.NONE);
+    }
+
+    public TokenService(String bootstrapAdminToken, SharedMap<String, TokenRecord> byHash,
+            SharedMap<String, NameClaim> names, Clock clock, TokenLedger ledger) {
         this.bootstrapHash = Secrets.sha256Hex(bootstrapAdminToken);
         this.byHash = byHash;
         this.names = names;
         this.clock = clock;
+        this.ledger = ledger;
     }
 
     public CompletionStage<Optional<Identity>> authenticate(String presented) {
@@ -81,6 +93,15 @@ public final class TokenService {
     }
 
     public CompletionStage<IssuedToken> create(String name, Role role, Set<String> groups, Instant expiresAt) {
+        return create(name, role, groups, expiresAt, null);
+    }
+
+    /**
+     * A new token: its name claimed in the cluster (the one atomic decision), then written to the ledger, then put
+     * where every node finds it. A ledger that cannot write it gives the name back, and the caller hears why.
+     */
+    public CompletionStage<IssuedToken> create(String name, Role role, Set<String> groups, Instant expiresAt,
+            String createdBy) {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new InvalidRequestException("field 'name' must be 1-100 characters of letters, digits and . _ @ -, "
                     + "starting with a letter or digit");
@@ -101,8 +122,47 @@ public final class TokenService {
             if (!claimed) {
                 throw new ConflictException("a token named '" + name + "' already exists");
             }
-            return (ttl == null ? byHash.set(hash, record) : byHash.set(hash, record, ttl))
+            return ledger.created(record, createdBy)
+                    .handle((written, error) -> error)
+                    .thenCompose(error -> error == null ? put(record, ttl)
+                            : names.remove(name).<Void>thenApply(released -> {
+                                throw error instanceof CompletionException wrapped ? wrapped
+                                        : new CompletionException(error);
+                            }))
                     .thenApply(ignored -> new IssuedToken(token, record));
+        });
+    }
+
+    private CompletionStage<Void> put(TokenRecord record, Duration ttl) {
+        return ttl == null ? byHash.set(record.hash(), record) : byHash.set(record.hash(), record, ttl);
+    }
+
+    /**
+     * Puts back the ledger's tokens, for a cluster whose maps start empty: each name claimed if free, each hash put
+     * if absent, so that a token made meanwhile is never overwritten.
+     *
+     * @return how many tokens were put back
+     */
+    public CompletionStage<Integer> restore() {
+        Instant now = clock.instant();
+        return ledger.active().thenCompose(records -> {
+            CompletionStage<Integer> all = CompletableFuture.completedFuture(0);
+            for (TokenRecord record : records) {
+                if (record.isExpired(now)) {
+                    continue;
+                }
+                Duration ttl = record.expiresAt() == null ? null : Duration.between(now, record.expiresAt());
+                all = all.thenCompose(count -> names.update(record.name(),
+                        new Claim(new NameClaim(record.hash(), record.expiresAt()), ttl, now))
+                        .thenCompose(claimed -> claimed
+                                ? (ttl == null ? byHash.putIfAbsent(record.hash(), record)
+                                        : byHash.get(record.hash()).thenCompose(held -> held != null
+                                                ? CompletableFuture.completedFuture(held)
+                                                : byHash.set(record.hash(), record, ttl).thenApply(v -> null)))
+                                        .thenApply(ignored -> count + 1)
+                                : CompletableFuture.completedFuture(count)));
+            }
+            return all;
         });
     }
 
@@ -114,9 +174,19 @@ public final class TokenService {
 
     /** @return whether a token of that name existed */
     public CompletionStage<Boolean> revoke(String name) {
+        return revoke(name, null);
+    }
+
+    /** Refused by every node at once; recorded in the ledger as soon as it can be. */
+    public CompletionStage<Boolean> revoke(String name, String by) {
         return names.remove(name).thenCompose(claim -> claim == null
                 ? CompletableFuture.completedFuture(false)
-                : byHash.remove(claim.hash()).thenApply(ignored -> true));
+                : byHash.remove(claim.hash()).thenApply(removed -> {
+                    if (removed != null) {
+                        ledger.revoked(removed, by);
+                    }
+                    return true;
+                }));
     }
 
     /** Claims a name that is free or held by an expired token. */

@@ -2,6 +2,8 @@ package org.farmgate.node.cluster;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.farmgate.durable.DurableStore;
+import org.farmgate.durable.OutboxState;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.node.runtime.ClusterRuntime;
@@ -22,9 +24,18 @@ public final class Readiness {
     private final ClusterRuntime runtime;
     private final String guacd;
     private final AddressBookCache addressBook;
+    private final DurableStore records;
+    private final boolean auditRequired;
 
-    /** @param addressBook null when the node has none */
-    public Readiness(NodeAgent agent, ClusterRuntime runtime, String guacdAddress, AddressBookCache addressBook) {
+    /**
+     * @param addressBook null when the node has none
+     * @param auditRequired whether a node that cannot write its audit log is not ready ({@code GW_AUDIT_REQUIRED}):
+     *     otherwise a database that is away is a detail, never a reason to send no traffic
+     */
+    public Readiness(NodeAgent agent, ClusterRuntime runtime, String guacdAddress, AddressBookCache addressBook,
+            DurableStore records, boolean auditRequired) {
+        this.records = records;
+        this.auditRequired = auditRequired;
         this.agent = agent;
         this.runtime = runtime;
         this.guacd = guacdAddress;
@@ -36,7 +47,20 @@ public final class Readiness {
         checks.add(cluster());
         checks.add(addressBook());
         checks.add(guacd());
+        checks.add(records());
         return checks;
+    }
+
+    private Check records() {
+        if (!records.configured()) {
+            return new Check("records", true, "no database (GW_DB_URL): history and audit are not kept");
+        }
+        OutboxState state = records.state();
+        String detail = (state.databaseUp() ? "the database answers" : "the database is away ("
+                + state.lastError() + ")") + "; " + state.queued() + " facts queued, " + state.spooledBytes()
+                + " of " + records.spoolLimitBytes() + " spool bytes used"
+                + (state.dropped() > 0 ? ", " + state.dropped() + " facts dropped since the start" : "");
+        return new Check("records", !auditRequired || state.writable(), detail);
     }
 
     private Check cluster() {

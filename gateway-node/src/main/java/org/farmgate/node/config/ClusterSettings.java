@@ -58,6 +58,11 @@ public record ClusterSettings(boolean enabled, String name, String host, int por
                 source.bool("GW_CLUSTER_EXPEL_STRANGERS", true));
     }
 
+    /** Whether there are other nodes to join: a node with none is a node alone, whatever Hazelcast runs. */
+    public boolean hasPeers() {
+        return enabled && (!members.isEmpty() || kubernetesServiceDns != null);
+    }
+
     /** A node whose beat has not changed this long takes no new session, and may be declared gone: four beats. */
     public Duration staleAfter() {
         return heartbeat.multipliedBy(4);

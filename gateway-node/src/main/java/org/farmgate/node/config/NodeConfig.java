@@ -45,7 +45,8 @@ public record NodeConfig(
         AddressBookSettings addressBook,
         ShareSettings shares,
         DriveSettings drives,
-        OidcSettings oidc) {
+        OidcSettings oidc,
+        AccountabilitySettings records) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
@@ -83,7 +84,8 @@ public record NodeConfig(
                 AddressBookSettings.from(source),
                 ShareSettings.from(source),
                 DriveSettings.from(source),
-                OidcSettings.from(source));
+                OidcSettings.from(source),
+                AccountabilitySettings.from(source, nodeId, cluster.hasPeers()));
     }
 
     /** Names the admin token's presence, never its value. */
@@ -91,7 +93,7 @@ public record NodeConfig(
     public String toString() {
         return "NodeConfig[node=" + nodeId + ", http=" + httpHost + ":" + httpPort + ", guacd=" + guacdHost + ":"
                 + guacdPort + ", adminToken=" + (adminToken == null ? "generated" : "set") + ", cluster=" + cluster
-                + ", " + security + ", capacity=" + capacity + ", " + oidc + "]";
+                + ", " + security + ", capacity=" + capacity + ", " + oidc + ", " + records + "]";
     }
 
     private static TargetPolicy targetPolicy(ConfigSource source) {

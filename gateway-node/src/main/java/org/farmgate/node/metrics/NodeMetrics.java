@@ -163,6 +163,32 @@ public final class NodeMetrics {
                 .description("Strangers this node expelled from the cluster as its coordinator").register(registry);
     }
 
+    /**
+     * The durable store's outbox: what waits for the database, what was lost past its bounds. {@code store} is held
+     * by the node for its life.
+     */
+    public void bindRecords(org.farmgate.durable.DurableStore store) {
+        Gauge.builder("farmgate_records_database_up", store, s -> s.state().databaseUp() ? 1 : 0)
+                .description("Whether the last write of history and audit reached the database").register(registry);
+        Gauge.builder("farmgate_records_queued", store, s -> s.state().queued())
+                .description("History and audit facts in memory, waiting for the writer").register(registry);
+        Gauge.builder("farmgate_records_spooled_bytes", store, s -> s.state().spooledBytes())
+                .description("Bytes of facts waiting in the spool file for the database").register(registry);
+        Gauge.builder("farmgate_records_spool_limit_bytes", store, s -> s.spoolLimitBytes())
+                .description("The spool's bound (GW_OUTBOX_SPOOL_MB): past it, facts are dropped").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("farmgate_records_dropped", store,
+                s -> s.state().dropped())
+                .description("History and audit facts lost: the outbox's memory and spool were full, or there is "
+                        + "no database").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("farmgate_records_rejected", store,
+                s -> s.state().rejected())
+                .description("Facts the database refused for what they held (a bug: the log says which)")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("farmgate_records_written", store,
+                s -> s.state().written())
+                .description("History and audit facts written to the database").register(registry);
+    }
+
     private static final double MB = 1024.0 * 1024.0;
 
     private static double count(Supplier<Iterable<SessionInfo>> sessions, Protocol protocol, SessionStatus status) {

@@ -10,6 +10,7 @@ import java.util.function.BiConsumer;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.node.accountability.Restoration;
 import org.farmgate.node.auth.Login;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
@@ -95,8 +96,12 @@ public final class ClusterMaps {
     public static final ClusterMap<AddressBookCache.Lease> ADDRESSBOOK_LEASE = new ClusterMap<>(
             "farmgate.addressbook-lease", SealedMap.Policy.GRANTS_NOTHING, ONE_BACKUP);
 
+    /** That the cluster's maps were filled from the database: it grants nothing, and goes with the last node. */
+    public static final ClusterMap<Restoration.Restored> RESTORED = new ClusterMap<>("farmgate.restored",
+            SealedMap.Policy.GRANTS_NOTHING, ONE_BACKUP);
+
     static final List<ClusterMap<?>> ALL = List.of(NODES, SESSIONS, USER_SESSIONS, TOKENS, TOKEN_NAMES, TICKETS,
-            RELAY_TICKETS, SHARES, LOGINS, LOGIN_FLOWS, ADDRESSBOOK, ADDRESSBOOK_LEASE);
+            RELAY_TICKETS, SHARES, LOGINS, LOGIN_FLOWS, ADDRESSBOOK, ADDRESSBOOK_LEASE, RESTORED);
 
     private ClusterMaps() {
     }

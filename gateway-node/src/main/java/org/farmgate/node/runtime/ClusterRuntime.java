@@ -29,16 +29,17 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.node.accountability.Restoration;
+import org.farmgate.node.auth.Login;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
 import org.farmgate.node.auth.TokenService;
 import org.farmgate.node.config.ClusterSecurity;
-import org.farmgate.node.auth.Login;
-import org.farmgate.node.share.Share;
-import org.farmgate.node.signin.PendingLogin;
 import org.farmgate.node.config.ClusterSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.share.Share;
+import org.farmgate.node.signin.PendingLogin;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.addressbook.AddressBookCache;
 import org.farmgate.router.seal.Fences;
@@ -89,6 +90,7 @@ public final class ClusterRuntime {
     private final SharedMap<String, NodeLoad> nodes;
     private final SharedMap<String, SessionInfo> sessions;
     private final SharedMap<String, TokenRecord> tokens;
+    private final SharedMap<String, Restoration.Restored> restored;
     private final SharedMap<String, TokenService.NameClaim> tokenNames;
     private final SharedMap<String, TicketService.Ticket> tickets;
     private final SharedMap<String, TicketService.Ticket> relayTickets;
@@ -126,6 +128,7 @@ public final class ClusterRuntime {
         nodes = open(ClusterMaps.NODES);
         sessions = open(ClusterMaps.SESSIONS);
         tokens = open(ClusterMaps.TOKENS);
+        restored = open(ClusterMaps.RESTORED);
         tokenNames = open(ClusterMaps.TOKEN_NAMES);
         tickets = open(ClusterMaps.TICKETS);
         relayTickets = open(ClusterMaps.RELAY_TICKETS);
@@ -330,6 +333,10 @@ public final class ClusterRuntime {
 
     public SharedMap<String, TokenRecord> tokens() {
         return tokens;
+    }
+
+    public SharedMap<String, Restoration.Restored> restored() {
+        return restored;
     }
 
     public SharedMap<String, TokenService.NameClaim> tokenNames() {

@@ -41,11 +41,19 @@ public final class OpenEndpoint {
      */
     record OpenRequest(@JsonProperty("session_id") String sessionId, @JsonProperty("creator") Identity creator,
             @JsonProperty("spec") SessionSpec spec, @JsonProperty("target") String target,
-            @JsonProperty("charged_mb") int chargedMb, @JsonProperty("entry") EntryRef entry,
+            @JsonProperty("charged_mb") int chargedMb, @JsonProperty("origin") Origin origin,
             @JsonProperty("overrides") Map<String, String> overrides) {
 
+        OpenRequest {
+            origin = origin == null ? Origin.UNKNOWN : origin;
+        }
+
         OpenRequest charged(int mb) {
-            return new OpenRequest(sessionId, creator, spec, target, mb, entry, overrides);
+            return new OpenRequest(sessionId, creator, spec, target, mb, origin, overrides);
+        }
+
+        EntryRef entry() {
+            return origin.entry();
         }
 
         @Override
@@ -135,7 +143,8 @@ public final class OpenEndpoint {
             if (request.entry() == null) {
                 drives.check(request.spec(), nodeId); // an entry's spec is checked once read, below
                 return Future.succeededFuture(host.open(request.sessionId(), request.creator(), request.spec(),
-                        targets.checkedHere(request.spec(), request.target(), nodeId), request.chargedMb()));
+                        targets.checkedHere(request.spec(), request.target(), nodeId), request.chargedMb(),
+                        request.origin()));
             }
         } catch (GatewayException refused) {
             return Future.failedFuture(refused);
@@ -154,7 +163,7 @@ public final class OpenEndpoint {
             return spec;
         }, false)
                 .compose(spec -> targets.resolveChecked(spec).map(addresses -> host.open(request.sessionId(),
-                        request.creator(), spec, addresses.get(0), request.chargedMb())));
+                        request.creator(), spec, addresses.get(0), request.chargedMb(), request.origin())));
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.error.OutcomeUnknownException;
 import org.farmgate.error.TooManyException;
@@ -50,10 +51,13 @@ public final class SessionCreation {
     private final SessionDirectory directory;
     private final OpenEndpoint endpoint;
     private final NodeMetrics metrics;
+    private final BooleanSupplier audited;
 
+    /** @param audited whether a new session may start: false while an audit log that must be kept cannot be */
     public SessionCreation(Vertx vertx, SessionTargets targets, UserLimits userLimits, CostModel costModel,
             SessionRouter router, NodeRegistry registry, SessionQuota quota, SessionDirectory directory,
-            OpenEndpoint endpoint, NodeMetrics metrics) {
+            OpenEndpoint endpoint, NodeMetrics metrics, BooleanSupplier audited) {
+        this.audited = audited;
         this.vertx = vertx;
         this.targets = targets;
         this.userLimits = userLimits;
@@ -67,17 +71,17 @@ public final class SessionCreation {
     }
 
     /** An ad-hoc session, its credentials in {@code spec}. */
-    public Future<SessionInfo> create(Identity creator, SessionSpec spec) {
-        return createPlaced(creator, spec, null, Map.of());
+    public Future<SessionInfo> create(Identity creator, SessionSpec spec, Origin origin) {
+        return createPlaced(creator, spec, origin, Map.of());
     }
 
     /**
      * A session from an address-book entry; {@code publicSpec} is built from the entry's public view (for the
      * target check and the placement), the owner builds the real one from the stored entry.
      */
-    public Future<SessionInfo> createFromEntry(Identity creator, EntryRef entry, SessionSpec publicSpec,
-            Map<String, String> overrides) {
-        return createPlaced(creator, publicSpec, entry, overrides);
+    public Future<SessionInfo> createFromEntry(Identity creator, SessionSpec publicSpec, Map<String, String> overrides,
+            Origin origin) {
+        return createPlaced(creator, publicSpec, origin, overrides);
     }
 
     /** How a create request ended, as the metrics count it. */
@@ -101,8 +105,12 @@ public final class SessionCreation {
      * The user's place is charged by this node's cost model, before the session's node is known (the two updates
      * run at once); nodes of one cluster share a model, and the node's own charge is what its registry entry holds.
      */
-    private Future<SessionInfo> createPlaced(Identity creator, SessionSpec asked, EntryRef entry,
+    private Future<SessionInfo> createPlaced(Identity creator, SessionSpec asked, Origin origin,
             Map<String, String> overrides) {
+        if (!audited.getAsBoolean()) {
+            return Future.failedFuture(new UnavailableException("the audit log cannot be written now and this "
+                    + "cluster requires it (GW_AUDIT_REQUIRED): no new session starts until the database answers"));
+        }
         SessionSpec spec = bounded(asked);
         return targets.resolveChecked(spec).compose(addresses -> {
             String sessionId = UUID.randomUUID().toString();
@@ -124,7 +132,7 @@ public final class SessionCreation {
                             : overLimit(creator, place.result(), chargeMb));
                 }
                 OpenEndpoint.OpenRequest request = new OpenEndpoint.OpenRequest(sessionId, creator, spec,
-                        addresses.get(0).getHostAddress(), 0, entry, overrides);
+                        addresses.get(0).getHostAddress(), 0, origin, overrides);
                 Future<SessionInfo> opened = placement.failed() ? Future.failedFuture(placement.cause())
                         : openOrMove(placement.result(), request, new HashSet<>());
                 // A late answer may still become a session, which needs its place: the repair gives it back if not.

@@ -14,8 +14,8 @@ public sealed interface SessionEvent {
 
     SessionInfo session();
 
-    /** Placed on this node and waiting for its first WebSocket. */
-    record Opened(SessionInfo session) implements SessionEvent {
+    /** Placed on this node and waiting for its first WebSocket; {@code origin} says where it came from. */
+    record Opened(SessionInfo session, Origin origin) implements SessionEvent {
     }
 
     /** A client is attached: the first, or one that came back to the held connection. */
@@ -34,7 +34,10 @@ public sealed interface SessionEvent {
     record WatcherLeft(SessionInfo session, Watcher watcher, String why) implements SessionEvent {
     }
 
-    /** The session ended by itself or was ended by the gateway; {@code end} is its tunnel's end, if it had one. */
+    /**
+     * The session ended by itself or was ended by the gateway; {@code end} is its tunnel's end, or the gateway's
+     * termination of a session that had no tunnel; null for a pending session that expired or failed to open.
+     */
     record Ended(SessionInfo session, TunnelEnd end) implements SessionEvent {
     }
 

@@ -78,7 +78,8 @@ public final class SessionHost {
      * Opens a pending session that the router placed here and charged {@code chargedMb}. Limits were checked by the
      * router's reservation; the credentials stay in this node's memory.
      */
-    public SessionInfo open(String sessionId, Identity creator, SessionSpec spec, InetAddress target, int chargedMb) {
+    public SessionInfo open(String sessionId, Identity creator, SessionSpec spec, InetAddress target, int chargedMb,
+            Origin origin) {
         SessionInfo info = new SessionInfo(sessionId, spec.protocol(), SessionStatus.PENDING, clock.instant(),
                 spec.hostname(), spec.port(), spec.username(), creator.name(), creator.id(), 0, nodeId, chargedMb, null,
                 null, List.of(), creator.email(), 1);
@@ -89,7 +90,7 @@ public final class SessionHost {
                 // The placing node asked again after a late answer: it is the same session, opened once.
                 return already.info();
             }
-            ledger.opened(info);
+            ledger.opened(info, origin);
             session.pendingTimer = vertx.setTimer(limits.pendingTimeout().toMillis(), id -> expire(session));
         }
         LOG.info("session {} pending: node={} protocol={} target={}:{} by={} owner={}{} charged={}MB", sessionId,
@@ -484,7 +485,9 @@ public final class SessionHost {
         if (anchor != null) {
             anchor.terminate(status, reason); // its end finishes the session
         } else if (tunnel == null) {
-            finish(session, SessionStatus.COMPLETED, reason, null);
+            // no connection to end: the end is the gateway's, which history tells apart from a user's (drained)
+            finish(session, SessionStatus.COMPLETED, reason, new TunnelEnd(TunnelEnd.Cause.TERMINATED, status.code(),
+                    reason, 0, 0, 0, 0));
         }
     }
 

@@ -48,9 +48,9 @@ public final class SessionLedger {
     }
 
     /** A session placed on this node is pending, waiting for its first WebSocket. */
-    void opened(SessionInfo info) {
+    void opened(SessionInfo info, Origin origin) {
         publish(info);
-        events.tell(new SessionEvent.Opened(info));
+        events.tell(new SessionEvent.Opened(info, origin));
     }
 
     /** The session's record written as it is (again, by the repair that found it missing). */

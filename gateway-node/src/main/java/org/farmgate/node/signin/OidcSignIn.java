@@ -23,12 +23,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import org.farmgate.durable.AuditEvent;
 import org.farmgate.model.Role;
+import org.farmgate.node.accountability.AuditTrail;
 import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.LoginSessions;
 import org.farmgate.node.auth.Secrets;
 import org.farmgate.node.config.OidcSettings;
+import org.farmgate.node.http.ClientAddresses;
 import org.farmgate.router.store.SharedMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,9 +66,13 @@ public final class OidcSignIn {
     private final OAuth2Options options;
     private final PendingBudget budget;
     private Future<OAuth2Auth> provider;
+    private final AuditTrail audit;
+    private final ClientAddresses addresses;
 
     public OidcSignIn(Vertx vertx, OidcSettings settings, SharedMap<String, PendingLogin> pending,
-            LoginSessions logins, Clock clock) {
+            LoginSessions logins, Clock clock, AuditTrail audit, ClientAddresses addresses) {
+        this.audit = audit;
+        this.addresses = addresses;
         this.vertx = vertx;
         this.settings = settings;
         this.pending = pending;
@@ -168,6 +175,7 @@ public final class OidcSignIn {
                             .setCodeVerifier(flow.codeVerifier())))
                     .onFailure(failure -> {
                         LOG.info("a sign-in's code exchange failed: {}", failure.getMessage());
+                        refused(ctx, null, "the provider refused the code: " + failure.getMessage());
                         page(ctx, 401, "The identity provider did not confirm this sign-in",
                                 "The sign-in code was refused (" + failure.getMessage() + "). Sign in again.");
                     })
@@ -181,6 +189,7 @@ public final class OidcSignIn {
                 clock.instant());
         if (refusal != null) {
             LOG.warn("a sign-in was refused: {}", refusal);
+            refused(ctx, null, refusal);
             page(ctx, 401, "The sign-in could not be verified", refusal + ". Sign in again.");
             return;
         }
@@ -189,6 +198,8 @@ public final class OidcSignIn {
         Optional<Role> role = roles.roleOf(claims);
         if (role.isEmpty()) {
             LOG.info("sign-in of {} ({}) refused: no group of theirs maps to a role", name, subject);
+            refused(ctx, new AuditTrail.Actor(Identity.PERSON_PREFIX + subject, name, null,
+                    addresses.of(ctx.request())), "no group of theirs maps to a role");
             page(ctx, 403, "You have no access to farmgate", "You are signed in at the identity provider as " + name
                     + ", but none of your groups gives access to this gateway. Ask your administrator to add you "
                     + "to one that does.");
@@ -199,6 +210,8 @@ public final class OidcSignIn {
         await(logins.start(person)).onFailure(ctx::fail).onSuccess(secret -> {
             LOG.info("{} signed in: subject={} email={} role={} groups={}", name, subject, person.email(),
                     role.get().wireName(), groups);
+            audit.record(AuditTrail.Actor.of(person, addresses.of(ctx.request())), "signin", person.id(),
+                    AuditEvent.SUCCESS, "groups: " + String.join(", ", groups));
             ctx.response().addCookie(cookie(secret, settings.absolute()));
             ctx.response().setStatusCode(302).putHeader("Location", flow.returnTo())
                     .putHeader("Cache-Control", "no-store").end();
@@ -212,6 +225,9 @@ public final class OidcSignIn {
     private void logout(RoutingContext ctx) {
         Cookie cookie = ctx.request().getCookie(LoginSessions.COOKIE);
         String secret = cookie == null ? null : cookie.getValue();
+        await(logins.find(secret)).onSuccess(login -> login.ifPresent(found -> audit.record(AuditTrail.Actor.of(
+                found.identity(), addresses.of(ctx.request())), "signout", found.identity().id(), AuditEvent.SUCCESS,
+                null)));
         await(logins.end(secret)).compose(ignored -> provider().map(auth -> options.getLogoutPath())
                         .recover(unreachable -> Future.succeededFuture(null)))
                 .onFailure(ctx::fail).onSuccess(endpoint -> {
@@ -221,6 +237,11 @@ public final class OidcSignIn {
                     ctx.response().putHeader("Content-Type", "application/json").putHeader("Cache-Control",
                             "no-store").end(new JsonObject().put("logout_url", next).encode());
                 });
+    }
+
+    private void refused(RoutingContext ctx, AuditTrail.Actor who, String why) {
+        audit.record(who != null ? who : AuditTrail.Actor.anonymous(addresses.of(ctx.request())), "signin", null,
+                AuditEvent.REFUSED, why);
     }
 
     /**

@@ -7,6 +7,9 @@ import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -48,16 +51,25 @@ public final class FaultProxy {
     private final NetServer server;
     private final NetClient client;
     private final Counters counters;
+    private final Link link;
 
-    private FaultProxy(NetServer server, NetClient client, Counters counters) {
+    private FaultProxy(NetServer server, NetClient client, Counters counters, Link link) {
         this.server = server;
         this.client = client;
         this.counters = counters;
+        this.link = link;
+    }
+
+    /** The connections carried now, and whether the link is down (as a stopped server: nothing gets through). */
+    private static final class Link {
+        final Set<FaultyConnection> open = ConcurrentHashMap.newKeySet();
+        volatile boolean down;
     }
 
     public static Future<FaultProxy> start(Vertx vertx, String host, int port, String targetHost, int targetPort,
             Faults faults) {
         Counters counters = new Counters();
+        Link link = new Link();
         NetClient client = vertx.createNetClient(new NetClientOptions().setConnectTimeout(5000).setTcpNoDelay(true));
         NetServerOptions options = new NetServerOptions().setHost(host).setPort(port).setTcpNoDelay(true);
         if (faults.refuse()) {
@@ -65,7 +77,7 @@ public final class FaultProxy {
         }
         NetServer server = vertx.createNetServer(options).connectHandler(socket -> {
             counters.accepted.increment();
-            if (faults.refuse()) {
+            if (faults.refuse() || link.down) {
                 counters.refused.increment();
                 socket.close();
                 return;
@@ -80,10 +92,25 @@ public final class FaultProxy {
                 }
                 NetSocket target = connected.result();
                 target.pause();
-                new FaultyConnection(vertx, socket, target, faults, counters).start();
+                FaultyConnection connection = new FaultyConnection(vertx, socket, target, faults, counters);
+                link.open.add(connection);
+                connection.start(() -> link.open.remove(connection));
             });
         });
-        return server.listen().map(s -> new FaultProxy(s, client, counters));
+        return server.listen().map(s -> new FaultProxy(s, client, counters, link));
+    }
+
+    /**
+     * Takes the link down as a stopped server would: every connection it carries is cut, and new ones are refused
+     * until {@link #up}. Call it on the proxy's Vert.x context.
+     */
+    public void down() {
+        link.down = true;
+        List.copyOf(link.open).forEach(FaultyConnection::cut);
+    }
+
+    public void up() {
+        link.down = false;
     }
 
     public int port() {

@@ -19,6 +19,8 @@ final class FaultyConnection {
     private boolean targetClosed;
     private boolean cutDone;
 
+    private Runnable onFinished = () -> { };
+
     FaultyConnection(Vertx vertx, NetSocket client, NetSocket target, Faults faults, FaultProxy.Counters counters) {
         this.vertx = vertx;
         this.client = client;
@@ -29,7 +31,8 @@ final class FaultyConnection {
         this.down = new DelayedPipe(vertx, target, client, faults, this);
     }
 
-    void start() {
+    void start(Runnable whenFinished) {
+        this.onFinished = whenFinished;
         client.closeHandler(v -> {
             clientClosed = true;
             down.cancel();
@@ -76,6 +79,7 @@ final class FaultyConnection {
 
     private void finished() {
         if (clientClosed && targetClosed) {
+            onFinished.run();
             if (cutTimer != -1) {
                 vertx.cancelTimer(cutTimer);
                 cutTimer = -1;

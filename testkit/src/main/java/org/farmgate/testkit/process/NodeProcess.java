@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,6 +99,8 @@ public final class NodeProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().put("GW_DRAIN_GRACE_SECS", "0");
+        // a node alone keeps history in a data directory: its own, never the working directory of the launcher
+        builder.environment().put("GW_DATA_DIR", Files.createTempDirectory("farmgate-node-data").toString());
         builder.environment().putAll(env);
         builder.environment().put("GW_HTTP_PORT", String.valueOf(port));
         builder.environment().putIfAbsent("GW_HTTP_HOST", host);

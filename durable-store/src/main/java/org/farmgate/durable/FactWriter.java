@@ -1,0 +1,257 @@
+package org.farmgate.durable;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Writes a batch of facts in one transaction. Every write is idempotent, so that a batch written twice (its commit
+ * was not acknowledged, or its node died between the commit and the spool's advance) leaves what it left once:
+ * a session row is inserted if absent and closed only while open; a watcher's join is inserted if absent; an audit
+ * event whose id the log holds is skipped.
+ *
+ * <p>Audit events take the chain's head row for update, so that the events of every node form one chain; the lock
+ * is held for one batch's transaction, once per batch.
+ */
+final class FactWriter {
+
+    private static final String INSERT_ROW = "INSERT INTO session_history (session_id, session_type, hostname, port, "
+            + "username, created_by, address_book_entry, address_book_folder, entry_display_name, started_at, status, "
+            + "owner_id, created_by_email, node_id, client_address) "
+            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
+    private static final String CLOSE_ROW = "UPDATE session_history SET ended_at = ?, duration_secs = ?, status = ?, "
+            + "end_reason = ?, ended_by = ?, end_detail = ?, bytes_to_client = ?, bytes_from_client = ? "
+            + "WHERE session_id = ? AND ended_at IS NULL";
+
+    private final int timeoutSeconds;
+
+    FactWriter(int timeoutSeconds) {
+        this.timeoutSeconds = timeoutSeconds;
+    }
+
+    void write(Connection connection, List<Fact> facts) throws SQLException {
+        List<AuditEvent> audit = new ArrayList<>();
+        for (Fact fact : facts) {
+            if (fact instanceof AuditEvent event) {
+                audit.add(event);
+            } else {
+                writeHistory(connection, fact);
+            }
+        }
+        if (!audit.isEmpty()) {
+            append(connection, audit);
+        }
+    }
+
+    private void writeHistory(Connection connection, Fact fact) throws SQLException {
+        if (fact instanceof Fact.SessionOpened opened) {
+            insert(connection, opened.row());
+        } else if (fact instanceof Fact.SessionAttached attached) {
+            update(connection, "UPDATE session_history SET status = 'active' WHERE session_id = ? "
+                    + "AND ended_at IS NULL", attached.sessionId());
+        } else if (fact instanceof Fact.SessionClosed closed) {
+            close(connection, closed);
+        } else if (fact instanceof Fact.WatcherJoined joined) {
+            int inserted = update(connection, "INSERT INTO watcher_history (join_id, session_id, watcher_name, "
+                    + "share_id, read_only, joined_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    joined.joinId(), joined.sessionId(), joined.watcherName(), joined.shareId(), joined.readOnly(),
+                    joined.joinedAt());
+            if (inserted > 0) {
+                update(connection, "UPDATE session_history SET watchers = watchers + 1 WHERE session_id = ?",
+                        joined.sessionId());
+            }
+        } else if (fact instanceof Fact.WatcherLeft left) {
+            update(connection, "UPDATE watcher_history SET left_at = ?, leave_reason = ? WHERE join_id = ? "
+                    + "AND left_at IS NULL", left.leftAt(), left.reason(), left.joinId());
+        } else if (fact instanceof Fact.NodeRestarted restarted) {
+            closeLeftOpen(connection, restarted);
+        } else if (fact instanceof Fact.TokenRevoked revoked) {
+            update(connection, "UPDATE api_tokens SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS "
+                    + "NULL", revoked.at(), revoked.by(), revoked.tokenId());
+        }
+    }
+
+    private void insert(Connection connection, SessionRow row) throws SQLException {
+        int inserted = update(connection, INSERT_ROW, row.sessionId(), row.sessionType(), row.hostname(), row.port(),
+                row.username(), row.createdBy(), row.entry(), row.folder(), row.displayName(), row.startedAt(),
+                row.status(), row.ownerId(), row.createdByEmail(), row.nodeId(), row.clientAddress());
+        if (inserted > 0) {
+            rollUp(connection, new OpenRow(row.sessionId(), row.startedAt(), row.createdBy(), row.sessionType(),
+                    row.nodeId()), 1, 0);
+        }
+    }
+
+    /** Closes the row; one whose opening never landed (its node died with it in memory) is written first. */
+    private void close(Connection connection, Fact.SessionClosed closed) throws SQLException {
+        SessionRow row = closed.row();
+        OpenRow open = new OpenRow(row.sessionId(), row.startedAt(), row.createdBy(), row.sessionType(),
+                row.nodeId());
+        if (closeRow(connection, open, closed) == 0 && !exists(connection, row.sessionId())) {
+            insert(connection, row);
+            closeRow(connection, open, closed);
+        }
+    }
+
+    private int closeRow(Connection connection, OpenRow open, Fact.SessionClosed closed) throws SQLException {
+        return closeRow(connection, open, closed.endedAt(), closed.status(), closed.endReason(), closed.endedBy(),
+                closed.endDetail(), closed.bytesToClient(), closed.bytesFromClient());
+    }
+
+    private boolean exists(Connection connection, String sessionId) throws SQLException {
+        try (PreparedStatement select = prepare(connection, "SELECT 1 FROM session_history WHERE session_id = ?",
+                sessionId); ResultSet row = select.executeQuery()) {
+            return row.next();
+        }
+    }
+
+    /** What closing a row needs to know of it. */
+    record OpenRow(String sessionId, Instant startedAt, String createdBy, String sessionType, String nodeId) {
+    }
+
+    /**
+     * Closes a row if it is still open, and only then counts its time in the daily rollup: a row is closed once,
+     * whoever closes it (its node, the coordinator that saw the node go, the node started again, the sweep).
+     */
+    int closeRow(Connection connection, OpenRow open, Instant endedAt, String status, String reason, String by,
+            String detail, Long toClient, Long fromClient) throws SQLException {
+        long seconds = Math.max(0, Duration.between(open.startedAt(), endedAt).toSeconds());
+        int closed = update(connection, CLOSE_ROW, endedAt, seconds, status, reason, by, detail, toClient,
+                fromClient, open.sessionId());
+        if (closed > 0) {
+            rollUp(connection, open, 0, seconds);
+            // watchers leave with the session they watched
+            update(connection, "UPDATE watcher_history SET left_at = ?, leave_reason = 'the session ended' "
+                    + "WHERE session_id = ? AND left_at IS NULL", endedAt, open.sessionId());
+        }
+        return closed;
+    }
+
+    /** The rows still open that {@code condition} picks. */
+    List<OpenRow> openRows(Connection connection, String condition, Object... values) throws SQLException {
+        List<OpenRow> out = new ArrayList<>();
+        try (PreparedStatement select = prepare(connection, "SELECT session_id, started_at, created_by, session_type, "
+                + "node_id FROM session_history WHERE ended_at IS NULL AND " + condition, values);
+                ResultSet rows = select.executeQuery()) {
+            while (rows.next()) {
+                out.add(new OpenRow(rows.getString(1), rows.getObject(2, OffsetDateTime.class).toInstant(),
+                        rows.getString(3), rows.getString(4), rows.getString(5)));
+            }
+        }
+        return out;
+    }
+
+    /** The day's totals of the row's creator and protocol: one more session, or its time once it closed. */
+    private void rollUp(Connection connection, OpenRow row, int sessions, long seconds) throws SQLException {
+        LocalDate day = LocalDate.ofInstant(row.startedAt(), ZoneOffset.UTC);
+        String add = "UPDATE history_daily SET sessions = sessions + ?, seconds = seconds + ?, last_started = "
+                + "GREATEST(last_started, ?) WHERE on_day = ? AND created_by = ? AND session_type = ?";
+        if (update(connection, add, sessions, seconds, row.startedAt(), day, row.createdBy(), row.sessionType()) > 0) {
+            return;
+        }
+        // the day's first: made (another node's writer may make it at once: then nothing happens here), then added to
+        update(connection, "INSERT INTO history_daily (on_day, created_by, session_type, sessions, seconds, "
+                + "last_started) VALUES (?, ?, ?, 0, 0, ?) ON CONFLICT DO NOTHING", day, row.createdBy(),
+                row.sessionType(), row.startedAt());
+        update(connection, add, sessions, seconds, row.startedAt(), day, row.createdBy(), row.sessionType());
+    }
+
+    /** The rows a node left open before it started again: it holds none of those sessions. */
+    private void closeLeftOpen(Connection connection, Fact.NodeRestarted restarted) throws SQLException {
+        for (OpenRow open : openRows(connection, "node_id = ? AND started_at < ?", restarted.nodeId(),
+                restarted.startedAt())) {
+            closeRow(connection, open, restarted.startedAt(), "lost", "lost", null, "its node "
+                    + restarted.nodeId() + " stopped and started again", null, null);
+        }
+    }
+
+    /** Appends to the chain the events it does not hold yet, in order. */
+    private void append(Connection connection, List<AuditEvent> events) throws SQLException {
+        long seq;
+        String hash;
+        try (PreparedStatement head = prepare(connection, "SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE");
+                ResultSet row = head.executeQuery()) {
+            if (!row.next()) {
+                throw new SQLException("the audit log's head row is missing: the schema was changed by hand");
+            }
+            seq = row.getLong(1);
+            hash = row.getString(2);
+        }
+        boolean appended = false;
+        java.util.Set<String> held = held(connection, events);
+        for (AuditEvent event : events) {
+            if (!held.add(event.eventId())) {
+                continue; // written by an earlier try of this batch, or twice in it
+            }
+            seq++;
+            String next = AuditChain.hash(seq, event, hash);
+            update(connection, "INSERT INTO audit_log (seq, event_id, at, action, outcome, actor_id, actor_name, "
+                    + "actor_role, client_address, target, detail, node_id, prev_hash, hash) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", seq, event.eventId(), event.at(),
+                    event.action(), event.outcome(), event.actorId(), event.actorName(), event.actorRole(),
+                    event.clientAddress(), event.target(), event.detail(), event.nodeId(), hash, next);
+            hash = next;
+            appended = true;
+        }
+        if (appended) {
+            update(connection, "UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1", seq, hash);
+        }
+    }
+
+    /** Which of the batch's events the log holds already: one query for the batch. */
+    private java.util.Set<String> held(Connection connection, List<AuditEvent> events) throws SQLException {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        Object[] ids = events.stream().map(AuditEvent::eventId).distinct().toArray();
+        String marks = String.join(", ", java.util.Collections.nCopies(ids.length, "?"));
+        try (PreparedStatement select = prepare(connection, "SELECT event_id FROM audit_log WHERE event_id IN ("
+                + marks + ")", ids); ResultSet rows = select.executeQuery()) {
+            while (rows.next()) {
+                out.add(rows.getString(1));
+            }
+        }
+        return out;
+    }
+
+    private int update(Connection connection, String sql, Object... values) throws SQLException {
+        try (PreparedStatement statement = prepare(connection, sql, values)) {
+            return statement.executeUpdate();
+        }
+    }
+
+    PreparedStatement prepare(Connection connection, String sql, Object... values) throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        statement.setQueryTimeout(timeoutSeconds);
+        bind(statement, values);
+        return statement;
+    }
+
+    static void bind(PreparedStatement statement, Object... values) throws SQLException {
+        for (int i = 0; i < values.length; i++) {
+            Object value = values[i];
+            int at = i + 1;
+            if (value == null) {
+                statement.setNull(at, Types.NULL); // the column's type: unspecified to PostgreSQL
+            } else if (value instanceof Instant instant) {
+                statement.setObject(at, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+            } else if (value instanceof Integer number) {
+                statement.setInt(at, number);
+            } else if (value instanceof Long number) {
+                statement.setLong(at, number);
+            } else if (value instanceof LocalDate day) {
+                statement.setObject(at, day);
+            } else if (value instanceof Boolean flag) {
+                statement.setBoolean(at, flag);
+            } else {
+                statement.setString(at, value.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package org.farmgate.durable;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.farmgate.durable.Summaries.ChainCheck;
+import org.farmgate.durable.Summaries.Purged;
+import org.farmgate.durable.Summaries.Summary;
+import org.farmgate.durable.Summaries.UserTotal;
+
+/**
+ * Something the store does when asked and answers (a report, a check, a purge), as opposed to a {@link Fact}, which
+ * is recorded and never answered. Only this package makes them: nothing outside it holds a connection, so nothing
+ * outside it reads or writes the database behind the store's back.
+ */
+public final class Operation<T> {
+
+    interface Body<T> {
+        T run(Connection connection, Parts parts) throws SQLException;
+    }
+
+    /** What an operation may use. */
+    record Parts(Reports reports, Maintenance maintenance, Tokens tokens) {
+    }
+
+    private final String name;
+    private final Body<T> body;
+
+    private Operation(String name, Body<T> body) {
+        this.name = name;
+        this.body = body;
+    }
+
+    T run(Connection connection, Parts parts) throws SQLException {
+        return body.run(connection, parts);
+    }
+
+    String name() {
+        return name;
+    }
+
+    public static Operation<Page<SessionRow>> sessions(SessionFilter filter) {
+        return new Operation<>("read session history", (c, p) -> p.reports().sessions(c, filter));
+    }
+
+    public static Operation<List<UserTotal>> topUsers(SessionFilter filter, int limit) {
+        return new Operation<>("read the top users", (c, p) -> p.reports().topUsers(c, filter, limit));
+    }
+
+    public static Operation<Summary> summary(SessionFilter filter) {
+        return new Operation<>("read the summary", (c, p) -> p.reports().summary(c, filter));
+    }
+
+    public static Operation<Page<AuditRow>> audit(AuditFilter filter) {
+        return new Operation<>("read the audit log", (c, p) -> p.reports().audit(c, filter));
+    }
+
+    public static Operation<ChainCheck> verifyAudit() {
+        return new Operation<>("check the audit chain", (c, p) -> p.reports().verify(c));
+    }
+
+    /**
+     * Closes as lost the rows still open whose node is not among {@code liveNodes}, started before {@code before}
+     * (a session opened a moment ago by a node that only now joins is left alone).
+     */
+    public static Operation<Integer> closeOrphans(Set<String> liveNodes, Instant before, Instant now) {
+        return new Operation<>("close the rows of departed nodes", (c, p) -> p.maintenance().closeOrphans(c,
+                liveNodes, before, now));
+    }
+
+    /** Removes history before {@code historyBefore} and audit rows before {@code auditBefore}, if no other node is. */
+    public static Operation<Purged> purge(Instant historyBefore, Instant auditBefore, String nodeId, Instant now) {
+        return new Operation<>("purge old rows", (c, p) -> p.maintenance().purge(c, historyBefore, auditBefore,
+                nodeId, now));
+    }
+
+    /** A new token, written before anyone may use it: the database is the truth, the cluster's maps its copy. */
+    public static Operation<Void> saveToken(TokenRow token) {
+        return new Operation<>("save the token", (c, p) -> {
+            p.tokens().save(c, token);
+            return null;
+        });
+    }
+
+    /** Every token neither revoked nor expired: what a cluster started from nothing puts back in its maps. */
+    public static Operation<List<TokenRow>> activeTokens(Instant now) {
+        return new Operation<>("read the tokens", (c, p) -> p.tokens().active(c, now));
+    }
+}

@@ -1,0 +1,95 @@
+package org.farmgate.node.api;
+
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.farmgate.durable.AuditEvent;
+import org.farmgate.node.accountability.AuditTrail;
+import org.farmgate.node.auth.Authenticator;
+import org.farmgate.node.http.ClientAddresses;
+
+/**
+ * Which API calls the audit log records, in one table: a call that changes who may do what or what exists (sessions,
+ * shares, tokens, logins, nodes, the address book), and every refusal of a caller (401, 403). Each is written when
+ * its response is sent, with the caller, the call's target and how it ended: {@code success} (2xx), {@code refused}
+ * (401, 403) or {@code failed} (anything else, its status in the detail). A handler that creates something names
+ * it with {@link #target}, since the path does not.
+ */
+public final class AuditedCalls {
+
+    private static final String TARGET = "farmgate.audit.target";
+
+    private record Call(HttpMethod method, Pattern path, String action) {
+    }
+
+    private static final List<Call> CALLS = List.of(
+            call(HttpMethod.POST, "/api/sessions", "session.create"),
+            call(HttpMethod.DELETE, "/api/sessions/([^/]+)", "session.delete"),
+            call(HttpMethod.POST, "/api/sessions/([^/]+)/shares", "share.create"),
+            call(HttpMethod.DELETE, "/api/sessions/([^/]+/shares/[^/]+)", "share.revoke"),
+            call(HttpMethod.POST, "/api/share-ticket", "share.redeem"),
+            call(HttpMethod.POST, "/api/tokens", "token.create"),
+            call(HttpMethod.DELETE, "/api/tokens/([^/]+)", "token.revoke"),
+            call(HttpMethod.POST, "/api/me/tokens", "token.create_personal"),
+            call(HttpMethod.DELETE, "/api/people/([^/]+)/logins", "person.end_logins"),
+            call(HttpMethod.POST, "/api/cluster/nodes/([^/]+)/drain", "node.drain"),
+            call(HttpMethod.POST, "/api/cluster/nodes/([^/]+)/undrain", "node.undrain"),
+            call(HttpMethod.POST, "/api/addressbook/folders/([^/]+/[^/]+/entries/[^/]+)/connect", "session.create"),
+            call(HttpMethod.POST, "/api/addressbook/folders", "addressbook.folder_create"),
+            call(HttpMethod.PUT, "/api/addressbook/folders/([^/]+/[^/]+)", "addressbook.folder_update"),
+            call(HttpMethod.DELETE, "/api/addressbook/folders/([^/]+/[^/]+)", "addressbook.folder_delete"),
+            call(HttpMethod.POST, "/api/addressbook/folders/([^/]+/[^/]+)/entries", "addressbook.entry_create"),
+            call(HttpMethod.PUT, "/api/addressbook/folders/([^/]+/[^/]+/entries/[^/]+)", "addressbook.entry_update"),
+            call(HttpMethod.DELETE, "/api/addressbook/folders/([^/]+/[^/]+/entries/[^/]+)",
+                    "addressbook.entry_delete"),
+            call(HttpMethod.GET, "/api/audit/verify", "audit.verify"));
+
+    private final AuditTrail trail;
+    private final ClientAddresses addresses;
+
+    public AuditedCalls(AuditTrail trail, ClientAddresses addresses) {
+        this.trail = trail;
+        this.addresses = addresses;
+    }
+
+    /** Installs the recording on every API call; before every route, so that it sees every refusal. */
+    public void mount(Router router) {
+        router.route("/api/*").order(-1).handler(ctx -> {
+            ctx.addEndHandler(ended -> recordEnd(ctx));
+            ctx.next();
+        });
+    }
+
+    /** The thing a call created, for its audit row (a new session's id, a new token's name). */
+    public static void target(RoutingContext ctx, String target) {
+        ctx.put(TARGET, target);
+    }
+
+    private void recordEnd(RoutingContext ctx) {
+        int status = ctx.response().getStatusCode();
+        String path = ctx.normalizedPath();
+        HttpMethod method = ctx.request().method();
+        Call call = CALLS.stream().filter(c -> c.method().equals(method) && c.path().matcher(path).matches())
+                .findFirst().orElse(null);
+        boolean refused = status == 401 || status == 403;
+        if (call == null && !refused) {
+            return;
+        }
+        String target = ctx.get(TARGET);
+        if (target == null && call != null) {
+            Matcher matcher = call.path().matcher(path);
+            target = matcher.matches() && matcher.groupCount() > 0 ? matcher.group(1) : null;
+        }
+        String action = call != null ? call.action() : status == 401 ? "auth" : "access";
+        String outcome = status < 300 ? AuditEvent.SUCCESS : refused ? AuditEvent.REFUSED : AuditEvent.FAILED;
+        trail.record(AuditTrail.Actor.of(Authenticator.identity(ctx), addresses.of(ctx.request())), action,
+                target != null ? target : method + " " + path, outcome, status < 300 ? null : "HTTP " + status);
+    }
+
+    private static Call call(HttpMethod method, String path, String action) {
+        return new Call(method, Pattern.compile(path), action);
+    }
+}
