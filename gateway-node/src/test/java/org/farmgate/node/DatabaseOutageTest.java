@@ -85,6 +85,12 @@ class DatabaseOutageTest {
             assertEquals(200, ready.statusCode(), "a database that is away is a detail of readiness, not a reason");
             assertTrue(ready.body().contains("the database is away"), ready::body);
 
+            // a token is the database's before it is anyone's: none is made while it is away, and its name stays free
+            HttpResponse<String> token = node.request("POST", "/api/tokens", TestNode.ADMIN,
+                    "{\"name\":\"made-in-the-outage\",\"role\":\"viewer\"}");
+            assertEquals(503, token.statusCode(), token::body);
+            assertTrue(token.body().contains("could not save the token"), token::body);
+
             long spooled = node.node.records().state().spooledBytes();
             vertx.runOnContext(ignored -> proxy.up());
             long back = System.nanoTime();
@@ -104,6 +110,8 @@ class DatabaseOutageTest {
             assertEquals(0, node.node.records().state().dropped());
             assertTrue(TestNode.json(node.request("GET", "/api/audit/verify", TestNode.ADMIN, null)).get("intact")
                     .asBoolean());
+            assertEquals(201, node.request("POST", "/api/tokens", TestNode.ADMIN,
+                    "{\"name\":\"made-in-the-outage\",\"role\":\"viewer\"}").statusCode());
         }
     }
 

@@ -43,7 +43,22 @@ public final class RoleMapping {
         if (best == null) {
             return Optional.empty();
         }
-        return Optional.of(best.atLeast(max) ? max : best);
+        return Optional.of(rank(best) > rank(max) ? max : best);
+    }
+
+    /**
+     * Which of two roles a person with both gets: the chain's order, with the auditor above a viewer and below an
+     * operator (it reads everyone's history, and does nothing an operator does), so that the choice does not depend
+     * on the order of the provider's groups.
+     */
+    private static int rank(Role role) {
+        return switch (role) {
+            case VIEWER -> 0;
+            case AUDITOR -> 1;
+            case OPERATOR -> 2;
+            case POWERUSER -> 3;
+            case ADMIN -> 4;
+        };
     }
 
     /** The groups claim, as plain names (a provider that sends paths, {@code /farm/admins}, gets them kept whole). */
@@ -55,7 +70,7 @@ public final class RoleMapping {
         if (b == null) {
             return a;
         }
-        return a == null || b.atLeast(a) ? b : a;
+        return a == null || rank(b) >= rank(a) ? b : a;
     }
 
     private static Role parse(String name) {

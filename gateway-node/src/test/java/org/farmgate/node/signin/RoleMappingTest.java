@@ -28,12 +28,18 @@ class RoleMappingTest {
             {"roles":"superuser"}                               | roles     | admin    | -
             {"roles":["admin"]}                                 | roles     | viewer   | viewer
             {"roles":["viewer"],"groups":["farm-admins"]}       | roles     | admin    | admin
+            {"groups":["farm-auditors"]}                        | -         | admin    | auditor
+            {"groups":["farm-auditors","farm-operators"]}       | -         | admin    | operator
+            {"groups":["farm-operators","farm-auditors"]}       | -         | admin    | operator
+            {"groups":["farm-auditors"]}                        | -         | viewer   | viewer
+            {"roles":["auditor"],"groups":["contractors"]}      | roles     | admin    | auditor
             """)
     void aPersonGetsTheHighestMatchingRoleCappedByTheMaximum(String claims, String roleClaim, String max,
             String expected) {
         Map<String, String> env = new HashMap<>(Map.of("GW_OIDC_ISSUER", "https://id.example/realms/x",
                 "GW_OIDC_CLIENT_ID", "farmgate", "GW_OIDC_REDIRECT_BASE", "https://gw.example",
-                "GW_OIDC_ROLE_MAPPINGS", "farm-admins=admin, farm-operators=operator", "GW_OIDC_MAX_ROLE", max));
+                "GW_OIDC_ROLE_MAPPINGS", "farm-admins=admin, farm-operators=operator, farm-auditors=auditor",
+                "GW_OIDC_MAX_ROLE", max));
         if (roleClaim != null) {
             env.put("GW_OIDC_ROLE_CLAIM", roleClaim);
         }
