@@ -4,14 +4,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Writes a batch of facts in one transaction. Every write is idempotent, so that a batch written twice (its commit
@@ -32,10 +34,10 @@ final class FactWriter {
             + "end_reason = ?, ended_by = ?, end_detail = ?, bytes_to_client = ?, bytes_from_client = ? "
             + "WHERE session_id = ? AND ended_at IS NULL";
 
-    private final int timeoutSeconds;
+    private final Statements statements;
 
-    FactWriter(int timeoutSeconds) {
-        this.timeoutSeconds = timeoutSeconds;
+    FactWriter(Statements statements) {
+        this.statements = statements;
     }
 
     void write(Connection connection, List<Fact> facts) throws SQLException {
@@ -186,7 +188,7 @@ final class FactWriter {
             hash = row.getString(2);
         }
         boolean appended = false;
-        java.util.Set<String> held = held(connection, events);
+        Set<String> held = held(connection, events);
         for (AuditEvent event : events) {
             if (!held.add(event.eventId())) {
                 continue; // written by an earlier try of this batch, or twice in it
@@ -207,10 +209,10 @@ final class FactWriter {
     }
 
     /** Which of the batch's events the log holds already: one query for the batch. */
-    private java.util.Set<String> held(Connection connection, List<AuditEvent> events) throws SQLException {
-        java.util.Set<String> out = new java.util.HashSet<>();
+    private Set<String> held(Connection connection, List<AuditEvent> events) throws SQLException {
+        Set<String> out = new HashSet<>();
         Object[] ids = events.stream().map(AuditEvent::eventId).distinct().toArray();
-        String marks = String.join(", ", java.util.Collections.nCopies(ids.length, "?"));
+        String marks = String.join(", ", Collections.nCopies(ids.length, "?"));
         try (PreparedStatement select = prepare(connection, "SELECT event_id FROM audit_log WHERE event_id IN ("
                 + marks + ")", ids); ResultSet rows = select.executeQuery()) {
             while (rows.next()) {
@@ -221,37 +223,10 @@ final class FactWriter {
     }
 
     private int update(Connection connection, String sql, Object... values) throws SQLException {
-        try (PreparedStatement statement = prepare(connection, sql, values)) {
-            return statement.executeUpdate();
-        }
+        return statements.update(connection, sql, values);
     }
 
     PreparedStatement prepare(Connection connection, String sql, Object... values) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        statement.setQueryTimeout(timeoutSeconds);
-        bind(statement, values);
-        return statement;
-    }
-
-    static void bind(PreparedStatement statement, Object... values) throws SQLException {
-        for (int i = 0; i < values.length; i++) {
-            Object value = values[i];
-            int at = i + 1;
-            if (value == null) {
-                statement.setNull(at, Types.NULL); // the column's type: unspecified to PostgreSQL
-            } else if (value instanceof Instant instant) {
-                statement.setObject(at, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
-            } else if (value instanceof Integer number) {
-                statement.setInt(at, number);
-            } else if (value instanceof Long number) {
-                statement.setLong(at, number);
-            } else if (value instanceof LocalDate day) {
-                statement.setObject(at, day);
-            } else if (value instanceof Boolean flag) {
-                statement.setBoolean(at, flag);
-            } else {
-                statement.setString(at, value.toString());
-            }
-        }
+        return statements.prepare(connection, sql, values);
     }
 }

@@ -32,8 +32,9 @@ final class JdbcStore implements DurableStore {
     JdbcStore(StoreSettings settings) {
         this.database = new Database(settings);
         this.spoolLimit = settings.spoolMaxBytes();
-        FactWriter writer = new FactWriter(database.statementTimeoutSeconds());
-        this.parts = new Operation.Parts(new Reports(writer), new Maintenance(writer), new Tokens(writer));
+        Statements statements = new Statements(database.statementTimeoutSeconds());
+        FactWriter writer = new FactWriter(statements);
+        this.parts = new Operation.Parts(new Reports(statements), new Maintenance(writer), new Tokens(statements));
         this.outbox = new Outbox(database, writer, new Spool(settings.spoolFile(), settings.spoolMaxBytes()),
                 settings.outboxMemory());
         AtomicInteger threads = new AtomicInteger();

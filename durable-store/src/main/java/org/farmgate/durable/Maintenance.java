@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Set;
 import org.farmgate.durable.Summaries.Purged;
@@ -45,7 +46,7 @@ final class Maintenance {
             return null;
         }
         // history goes by whole days (UTC), so that the daily totals and the rows they sum go together
-        Instant cut = historyBefore.truncatedTo(java.time.temporal.ChronoUnit.DAYS);
+        Instant cut = historyBefore.truncatedTo(ChronoUnit.DAYS);
         try {
             long watchers = deleteInBatches(connection, "DELETE FROM watcher_history WHERE join_id IN (SELECT join_id "
                     + "FROM watcher_history WHERE joined_at < ? AND left_at IS NOT NULL LIMIT " + DELETE_BATCH + ")",

@@ -28,9 +28,9 @@ final class Reports {
     private static final String AUDIT_COLUMNS = "seq, event_id, at, action, outcome, actor_id, actor_name, "
             + "actor_role, client_address, target, detail, node_id, prev_hash, hash";
 
-    private final FactWriter statements;
+    private final Statements statements;
 
-    Reports(FactWriter statements) {
+    Reports(Statements statements) {
         this.statements = statements;
     }
 

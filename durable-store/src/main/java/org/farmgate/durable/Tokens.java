@@ -12,9 +12,9 @@ import java.util.List;
 /** API tokens in the database: written when created, read back when a whole cluster starts again. */
 final class Tokens {
 
-    private final FactWriter statements;
+    private final Statements statements;
 
-    Tokens(FactWriter statements) {
+    Tokens(Statements statements) {
         this.statements = statements;
     }
 

@@ -62,8 +62,9 @@ class OutboxFaultTest {
                     && store.state().spooledBytes() > 0 && store.state().queued() == 0);
             assertFalse(store.state().writable());
             long writtenBefore = store.state().written();
-            Thread.sleep(1500); // the writer keeps probing; nothing lands meanwhile
-            assertEquals(writtenBefore, store.state().written());
+            // the writer keeps probing; nothing lands meanwhile
+            await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(10))
+                    .until(() -> store.state().written() == writtenBefore);
 
             proxy.up();
             await().atMost(Duration.ofSeconds(60)).until(() -> store.state().writable()

@@ -8,6 +8,7 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.durable.AuditFilter;
 import org.farmgate.durable.AuditRow;
@@ -134,7 +135,7 @@ public final class ReportsApi {
 
     /** rustguac's token audit: the token events, in its row shape. */
     private void tokenAudit(RoutingContext ctx) {
-        ReportQuery query = new ReportQuery(ctx.queryParams(), java.util.Set.of("limit", "email"));
+        ReportQuery query = new ReportQuery(ctx.queryParams(), Set.of("limit", "email"));
         AuditFilter filter = new AuditFilter(query.text("email"), "token.", null, null, null, null,
                 query.limit(200, AuditFilter.MAX_LIMIT), 0);
         await(store.run(Operation.audit(filter))).onFailure(ctx::fail).onSuccess(page -> Responses.json(ctx, 200,

@@ -138,8 +138,8 @@ public final class TokenService {
     }
 
     /**
-     * Puts back the ledger's tokens, for a cluster whose maps start empty: each name claimed if free, each hash put
-     * if absent, so that a token made meanwhile is never overwritten.
+     * Puts back the ledger's tokens, for a cluster whose maps start empty: each name claimed if free, and only then
+     * its hash put, so that a token made meanwhile under the same name is never overwritten.
      *
      * @return how many tokens were put back
      */
@@ -152,14 +152,10 @@ public final class TokenService {
                     continue;
                 }
                 Duration ttl = record.expiresAt() == null ? null : Duration.between(now, record.expiresAt());
+                // the claim decides: a name claimed for this token's hash makes the hash's slot this token's
                 all = all.thenCompose(count -> names.update(record.name(),
                         new Claim(new NameClaim(record.hash(), record.expiresAt()), ttl, now))
-                        .thenCompose(claimed -> claimed
-                                ? (ttl == null ? byHash.putIfAbsent(record.hash(), record)
-                                        : byHash.get(record.hash()).thenCompose(held -> held != null
-                                                ? CompletableFuture.completedFuture(held)
-                                                : byHash.set(record.hash(), record, ttl).thenApply(v -> null)))
-                                        .thenApply(ignored -> count + 1)
+                        .thenCompose(claimed -> claimed ? put(record, ttl).thenApply(ignored -> count + 1)
                                 : CompletableFuture.completedFuture(count)));
             }
             return all;

@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.farmgate.durable.StoreSettings;
 import org.farmgate.node.target.Cidr;
@@ -29,7 +28,7 @@ public record AccountabilitySettings(StoreSettings store, Duration historyRetent
                 Duration.ofDays(source.integer("GW_HISTORY_RETENTION_DAYS", 90, 1, 36_500)),
                 Duration.ofDays(source.integer("GW_AUDIT_RETENTION_DAYS", 400, 1, 36_500)),
                 source.bool("GW_AUDIT_REQUIRED", false),
-                cidrs(source, "GW_TRUSTED_PROXIES"));
+                NodeConfig.cidrs(source, "GW_TRUSTED_PROXIES", List.of()));
     }
 
     public boolean keeps() {
@@ -72,18 +71,6 @@ public record AccountabilitySettings(StoreSettings store, Duration historyRetent
         } catch (IOException e) {
             throw new ConfigException("GW_DB_PASSWORD_FILE: cannot read " + file + ": " + e.getMessage());
         }
-    }
-
-    private static List<Cidr> cidrs(ConfigSource source, String key) {
-        List<Cidr> out = new ArrayList<>();
-        for (String text : source.list(key, List.of())) {
-            try {
-                out.add(Cidr.parse(text));
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(key + ": " + e.getMessage());
-            }
-        }
-        return List.copyOf(out);
     }
 
     @Override

@@ -99,18 +99,22 @@ public record NodeConfig(
     private static TargetPolicy targetPolicy(ConfigSource source) {
         Map<Protocol, List<Cidr>> allowed = new EnumMap<>(Protocol.class);
         for (Protocol protocol : Protocol.values()) {
-            String key = "GW_ALLOWED_NETWORKS_" + protocol.name();
-            List<Cidr> networks = new ArrayList<>();
-            for (String text : source.list(key, LOOPBACK_ONLY)) {
-                try {
-                    networks.add(Cidr.parse(text));
-                } catch (IllegalArgumentException e) {
-                    throw new ConfigException(key + ": " + e.getMessage());
-                }
-            }
-            allowed.put(protocol, List.copyOf(networks));
+            allowed.put(protocol, cidrs(source, "GW_ALLOWED_NETWORKS_" + protocol.name(), LOOPBACK_ONLY));
         }
         return new TargetPolicy(allowed);
+    }
+
+    /** A comma list of networks; a bad one is refused with the key's name. */
+    static List<Cidr> cidrs(ConfigSource source, String key, List<String> fallback) {
+        List<Cidr> networks = new ArrayList<>();
+        for (String text : source.list(key, fallback)) {
+            try {
+                networks.add(Cidr.parse(text));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(key + ": " + e.getMessage());
+            }
+        }
+        return List.copyOf(networks);
     }
 
     /** At least 32 characters: a token is a password to every machine behind the gateway, guessed offline never. */

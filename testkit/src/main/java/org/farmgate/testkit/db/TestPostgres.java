@@ -1,8 +1,6 @@
 package org.farmgate.testkit.db;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,6 +14,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.farmgate.testkit.process.NodeProcess;
 
 /**
  * The real PostgreSQL the suite's tests share: the server {@code .ci/run} started (its address in
@@ -119,7 +118,7 @@ public final class TestPostgres {
         if (root) {
             run(List.of("chown", "postgres", dir.toString()), List.of());
         }
-        int port = freePort();
+        int port = NodeProcess.freePort();
         run(List.of(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", "postgres", "-A", "trust",
                 "-E", "UTF8", "--no-sync"), root ? List.of("runuser", "-u", "postgres", "--") : List.of());
         run(List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l", dir.resolve("log").toString(),
@@ -154,14 +153,6 @@ public final class TestPostgres {
         if (process.exitValue() != 0) {
             throw new IllegalStateException(String.join(" ", full) + " failed: "
                     + new String(process.getInputStream().readAllBytes()));
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
