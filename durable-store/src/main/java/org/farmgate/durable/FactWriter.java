@@ -79,6 +79,25 @@ final class FactWriter {
         } else if (fact instanceof Fact.TokenRevoked revoked) {
             update(connection, "UPDATE api_tokens SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS "
                     + "NULL", revoked.at(), revoked.by(), revoked.tokenId());
+        } else if (fact instanceof Fact.PersonSignedIn person) {
+            seen(connection, person);
+        }
+    }
+
+    /**
+     * The person's row as of this sign-in, unless a later one landed first (two nodes' spools need not land in the
+     * order their sign-ins happened).
+     */
+    private void seen(Connection connection, Fact.PersonSignedIn person) throws SQLException {
+        String groups = String.join("\n", person.groups());
+        int updated = update(connection, "UPDATE people SET name = ?, email = ?, role = ?, groups_list = ?, "
+                + "last_seen = ? WHERE id = ? AND last_seen <= ?", person.name(), person.email(), person.role(),
+                groups, person.at(), person.personId(), person.at());
+        if (updated == 0 && update(connection, "INSERT INTO people (id, subject, name, email, role, groups_list, "
+                + "first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", person.personId(),
+                person.subject(), person.name(), person.email(), person.role(), groups, person.at(), person.at()) == 0) {
+            update(connection, "UPDATE people SET first_seen = ? WHERE id = ? AND first_seen > ?", person.at(),
+                    person.personId(), person.at());
         }
     }
 

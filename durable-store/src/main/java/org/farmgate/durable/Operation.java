@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.farmgate.durable.Summaries.ChainCheck;
 import org.farmgate.durable.Summaries.Purged;
@@ -22,7 +23,8 @@ public final class Operation<T> {
     }
 
     /** What an operation may use. */
-    record Parts(Reports reports, Maintenance maintenance, Tokens tokens) {
+    record Parts(Reports reports, Maintenance maintenance, Tokens tokens, People people,
+            RustguacImport rustguac) {
     }
 
     private final String name;
@@ -87,5 +89,59 @@ public final class Operation<T> {
     /** Every token neither revoked nor expired: what a cluster started from nothing puts back in its maps. */
     public static Operation<List<TokenRow>> activeTokens(Instant now) {
         return new Operation<>("read the tokens", (c, p) -> p.tokens().active(c, now));
+    }
+
+    public static Operation<List<PersonRow>> people() {
+        return new Operation<>("read the people", (c, p) -> p.people().list(c));
+    }
+
+    /** The people an admin made an exception of (a role of their own, disabled). */
+    public static Operation<List<PersonRow>> peopleExceptions() {
+        return new Operation<>("read the people's roles", (c, p) -> p.people().exceptions(c));
+    }
+
+    /** The person of that id or (the only one with) that e-mail address. */
+    public static Operation<Optional<PersonRow>> person(String idOrEmail) {
+        return new Operation<>("read the person", (c, p) -> p.people().find(c, idOrEmail));
+    }
+
+    /** A role of the person's own, over their groups'; null gives them their groups' again. */
+    public static Operation<Optional<PersonRow>> setRole(String idOrEmail, String roleOverride, String by,
+            Instant at) {
+        return new Operation<>("change the person's role", (c, p) -> p.people().setRole(c, idOrEmail, roleOverride,
+                by, at));
+    }
+
+    public static Operation<Optional<PersonRow>> setDisabled(String idOrEmail, boolean disabled, String by,
+            Instant at) {
+        return new Operation<>(disabled ? "disable the person" : "enable the person", (c, p) -> p.people()
+                .setDisabled(c, idOrEmail, disabled, by, at));
+    }
+
+    public static Operation<Optional<PersonRow>> deletePerson(String idOrEmail) {
+        return new Operation<>("delete the person", (c, p) -> p.people().delete(c, idOrEmail));
+    }
+
+    public static Operation<List<GroupMapping>> groupMappings() {
+        return new Operation<>("read the group mappings", (c, p) -> p.people().mappings(c));
+    }
+
+    /** The new mapping; empty when the group is mapped already. */
+    public static Operation<Optional<GroupMapping>> addGroupMapping(String group, String role, String by,
+            Instant at) {
+        return new Operation<>("add the group mapping", (c, p) -> p.people().addMapping(c, group, role, by, at));
+    }
+
+    public static Operation<Optional<GroupMapping>> setGroupMappingRole(long id, String role) {
+        return new Operation<>("change the group mapping", (c, p) -> p.people().setMappingRole(c, id, role));
+    }
+
+    public static Operation<Optional<GroupMapping>> deleteGroupMapping(long id) {
+        return new Operation<>("delete the group mapping", (c, p) -> p.people().deleteMapping(c, id));
+    }
+
+    /** rustguac's SQLite database, imported once ({@link RustguacImport}); run again, it skips what is here. */
+    public static Operation<RustguacImport.Imported> importRustguac(java.nio.file.Path sqlite, Instant now) {
+        return new Operation<>("import rustguac's database", (c, p) -> p.rustguac().run(c, sqlite, now));
     }
 }

@@ -7,9 +7,11 @@ import java.util.Objects;
 /**
  * An API token as the database keeps it: its hash, never the token. Groups are names without line breaks, kept one
  * per line in one column.
+ *
+ * @param ownerId the person a personal token is theirs, null for other tokens
  */
 public record TokenRow(String id, String name, String hash, String role, List<String> groups, Instant createdAt,
-        Instant expiresAt, String createdBy) {
+        Instant expiresAt, String createdBy, String ownerId) {
 
     public TokenRow {
         Objects.requireNonNull(id, "id");

@@ -32,6 +32,7 @@ import org.farmgate.node.api.AuditedCalls;
 import org.farmgate.node.api.ClusterApi;
 import org.farmgate.node.api.HealthApi;
 import org.farmgate.node.api.MeApi;
+import org.farmgate.node.api.PeopleApi;
 import org.farmgate.node.api.ReportsApi;
 import org.farmgate.node.api.SessionsApi;
 import org.farmgate.node.api.SharesApi;
@@ -60,6 +61,7 @@ import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.FenceBus;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.peer.PeerChannels;
+import org.farmgate.node.people.People;
 import org.farmgate.node.runtime.ClusterRuntime;
 import org.farmgate.node.runtime.DaemonThreads;
 import org.farmgate.node.session.LocalSession;
@@ -170,9 +172,12 @@ public final class GatewayNode {
                 host, ledger, clock, count -> metrics.repaired(NodeMetrics.Repair.UNHELD_RESERVATIONS, count));
         TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock,
                 records.configured() ? new DurableTokens(records, clock) : TokenLedger.NONE);
-        this.restoration = new Restoration(vertx, records, tokens, runtime.restored(), config.nodeId(), clock);
         LoginSessions logins = new LoginSessions(runtime.logins(), config.oidc().idle(), config.oidc().absolute(),
                 clock);
+        People people = new People(records, runtime.people(), runtime.groupRoles(), logins, tokens, clock);
+        this.restoration = new Restoration(vertx, records, List.of(new Restoration.Part("API tokens",
+                tokens::restore), new Restoration.Part("people's standings and group mappings", people::restore)),
+                runtime.restored(), config.nodeId(), clock);
         // A ticket is worth what the token or login that proved its holder is worth when it is redeemed.
         TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, credential ->
                 credential.startsWith(LoginSessions.CREDENTIAL_PREFIX) ? logins.identityOf(credential)
@@ -222,8 +227,9 @@ public final class GatewayNode {
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new SharesApi(shares).mount(router, auth);
         new MeApi(vertx, config.oidc().enabled(), tokens, logins).mount(router, auth);
+        new PeopleApi(vertx, people).mount(router, auth);
         if (config.oidc().enabled()) {
-            new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock, audit, clientAddresses)
+            new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock, audit, clientAddresses, people)
                     .mount(router);
         }
         new ClusterApi(vertx, registry, agent, quota, strangers).mount(router, auth);

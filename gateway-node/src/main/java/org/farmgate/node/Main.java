@@ -1,6 +1,7 @@
 package org.farmgate.node;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.farmgate.node.auth.Secrets;
@@ -26,6 +27,15 @@ public final class Main {
         } catch (ConfigException e) {
             System.err.println("configuration error: " + e.getMessage());
             System.exit(2);
+            return;
+        }
+
+        if (args.length >= 1 && args[0].equals(ImportRustguac.COMMAND)) {
+            if (args.length < 2) {
+                System.err.println("usage: farmgate " + ImportRustguac.COMMAND + " <rustguac.db> [--config <file>]");
+                System.exit(2);
+            }
+            System.exit(ImportRustguac.run(config, Path.of(args[1]), Clock.systemUTC(), System.out));
             return;
         }
 

@@ -128,7 +128,7 @@ class HistoryAndAuditTest {
         assertEquals(List.of(), rows(node, viewer, ""));
         assertTrue(rows(node, auditor, "").size() >= 2);
         for (String path : List.of("/api/audit", "/api/audit/verify", "/api/reports/summary", "/api/reports/top-users",
-                "/api/admin/token-audit")) {
+                "/api/admin/token-audit", "/api/users", "/api/admin/group-mappings")) {
             assertEquals(403, node.request("GET", path, poweruser, null).statusCode(), path);
             assertEquals(200, node.request("GET", path, auditor, null).statusCode(), path);
             assertEquals(200, node.request("GET", path, TestNode.ADMIN, null).statusCode(), path);
@@ -142,6 +142,11 @@ class HistoryAndAuditTest {
                 Arguments.of("DELETE", "/api/tokens/power", null),
                 Arguments.of("POST", "/api/cluster/nodes/test-node/drain", null),
                 Arguments.of("GET", "/api/cluster", null),
+                Arguments.of("PUT", "/api/users/oidc:someone/role", "{\"role\":\"admin\"}"),
+                Arguments.of("POST", "/api/users/oidc:someone/disable", null),
+                Arguments.of("DELETE", "/api/users/oidc:someone", null),
+                Arguments.of("POST", "/api/admin/group-mappings", "{\"group\":\"g\",\"role\":\"admin\"}"),
+                Arguments.of("DELETE", "/api/admin/group-mappings/1", null),
                 Arguments.of("GET", "/api/sessions?all=true", null));
     }
 
@@ -155,6 +160,53 @@ class HistoryAndAuditTest {
             TestNode.await(() -> audit("outcome=refused&actor=the-auditor").stream().anyMatch(event ->
                     event.get("detail").asText("").equals("HTTP 403")), "the refusal is not in the audit log");
         }
+    }
+
+    static Stream<Arguments> badPeopleCalls() {
+        return Stream.of(
+                Arguments.of("PUT", "/api/users/oidc:nobody/role", "{\"role\":\"operator\"}", 404, "no person"),
+                Arguments.of("PUT", "/api/users/oidc:nobody/role", "{}", 400, "field 'role' is required"),
+                Arguments.of("PUT", "/api/users/oidc:nobody/role", "{\"role\":\"root\"}", 400, "'role'"),
+                Arguments.of("POST", "/api/users/nobody@example.com/enable", null, 404, "no person"),
+                Arguments.of("DELETE", "/api/users/oidc:nobody", null, 404, "no person"),
+                Arguments.of("GET", "/api/users/oidc:nobody", null, 404, "no person"),
+                Arguments.of("POST", "/api/admin/group-mappings", "{\"role\":\"viewer\"}", 400, "'group'"),
+                Arguments.of("POST", "/api/admin/group-mappings", "{\"group\":\"a\\nb\",\"role\":\"viewer\"}", 400,
+                        "control characters"),
+                Arguments.of("POST", "/api/admin/group-mappings", "{\"group\":\"ops\"}", 400, "'role'"),
+                Arguments.of("POST", "/api/admin/group-mappings", "{\"group\":\"ops\",\"role\":\"viewer\",\"x\":1}",
+                        400, "unknown field 'x'"),
+                Arguments.of("PUT", "/api/admin/group-mappings/abc", "{\"role\":\"viewer\"}", 404, "by their number"),
+                Arguments.of("PUT", "/api/admin/group-mappings/999999", "{\"role\":\"viewer\"}", 404,
+                        "no group mapping 999999"),
+                Arguments.of("DELETE", "/api/admin/group-mappings/999999", null, 404, "no group mapping 999999"));
+    }
+
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @MethodSource("badPeopleCalls")
+    void aBadCallOnPeopleOrMappingsSaysWhatIsWrong(String method, String path, String body, int status,
+            String says) throws Exception {
+        HttpResponse<String> response = node.request(method, path, TestNode.ADMIN, body);
+        assertEquals(status, response.statusCode(), response::body);
+        assertTrue(response.body().contains(says), response::body);
+    }
+
+    @Test
+    void aGroupMappingIsMadeChangedAndDeletedOnANodeAlone() throws Exception {
+        HttpResponse<String> made = node.request("POST", "/api/admin/group-mappings", TestNode.ADMIN,
+                "{\"group\":\"night-shift\",\"role\":\"operator\"}");
+        assertEquals(201, made.statusCode(), made::body);
+        String id = TestNode.json(made).get("id").asText();
+        assertEquals("night-shift", TestNode.json(made).get("oidc_group").asText());
+        assertEquals(204, node.request("PUT", "/api/admin/group-mappings/" + id, TestNode.ADMIN,
+                "{\"role\":\"viewer\"}").statusCode());
+        JsonNode listed = TestNode.json(node.request("GET", "/api/admin/group-mappings", auditor, null));
+        assertEquals("viewer", listed.get(0).get("role").asText(), listed::toString);
+        assertEquals(204, node.request("DELETE", "/api/admin/group-mappings/" + id, TestNode.ADMIN, null)
+                .statusCode());
+        assertEquals(0, TestNode.json(node.request("GET", "/api/admin/group-mappings", TestNode.ADMIN, null)).size());
+        awaitAudit("mapping.update", id);
+        assertEquals("role viewer", audit("action=mapping.update").get(0).get("detail").asText());
     }
 
     static Stream<Arguments> hostileFilters() {

@@ -1,5 +1,6 @@
 package org.farmgate.node;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,6 +23,7 @@ import java.util.regex.Pattern;
 import org.farmgate.model.Json;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.testkit.browser.HeadlessChromium;
+import org.farmgate.testkit.db.TestPostgres;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,8 @@ class OidcSignInTest {
     private static KeycloakServer keycloak;
     private static TestCluster cluster;
     private static final int[] PORTS = new int[2];
+    /** The cluster's database, where a PostgreSQL runs: what people and mappings are kept in. */
+    private static String database;
 
     @BeforeAll
     static void start() throws Exception {
@@ -46,7 +50,19 @@ class OidcSignInTest {
         keycloak = new KeycloakServer();
         PORTS[0] = TestNode.freePort();
         PORTS[1] = TestNode.freePort();
-        cluster = TestCluster.start(2, n -> settings(PORTS[n - 1], PORTS[1]));
+        database = TestPostgres.shared().map(TestPostgres::newDatabase).orElse(null);
+        cluster = startCluster();
+    }
+
+    private static TestCluster startCluster() throws Exception {
+        return TestCluster.start(2, n -> {
+            Map<String, String> values = settings(PORTS[n - 1], PORTS[1]);
+            if (database != null) {
+                values.put("GW_DB_URL", database.substring("jdbc:".length()));
+                values.put("GW_DB_USER", TestPostgres.shared().get().user());
+            }
+            return values;
+        });
     }
 
     static Map<String, String> settings(int port, int redirectPort) {
@@ -219,6 +235,112 @@ class OidcSignInTest {
         assertEquals(2, Json.mapper().readTree(ended.body()).get("ended").asInt(), ended::body);
         assertEquals(401, bob.get(node(1) + "/api/me").statusCode());
         assertEquals(401, again.get(node(2) + "/api/me").statusCode());
+    }
+
+    /**
+     * An admin disables a person: their logins end on every node, their personal token is revoked, and signing in
+     * again is refused with a page that says so, until an admin enables them; none of it by themselves.
+     */
+    @Test
+    void aDisabledPersonIsOutEverywhereWithTheirTokensUntilEnabled() throws Exception {
+        assumeTrue(database != null, () -> "no PostgreSQL: " + TestPostgres.whyUnavailable());
+        Browser bob = new Browser();
+        bob.get(bob.signInAtProvider(node(1), "bob", "bob-pass"));
+        String id = bob.json(bob.get(node(1) + "/api/me")).get("id").asText();
+        HttpResponse<String> personal = bob.post(node(1) + "/api/me/tokens", "{\"name\":\"laptop\"}",
+                bob.csrf(node(1)));
+        assertEquals(201, personal.statusCode(), personal::body);
+        String token = bob.json(personal).get("token").asText();
+        JsonNode row = await().atMost(Duration.ofSeconds(20)).until(() -> person(id), found -> found != null);
+        assertEquals("bob@farm.example", row.get("email").asText());
+        assertEquals(bob.json(bob.get(node(1) + "/api/me")).get("role").asText(), row.get("role").asText());
+        assertTrue(row.get("oidc_groups").asText().contains("farm-operators"), row::toString);
+
+        Browser alice = new Browser();
+        alice.get(alice.signInAtProvider(node(1), "alice", "alice-pass"));
+        String aliceId = alice.json(alice.get(node(1) + "/api/me")).get("id").asText();
+        assertEquals(409, alice.post(node(1) + "/api/users/" + aliceId + "/disable", "", alice.csrf(node(1)))
+                .statusCode(), "an admin disabled themselves");
+        HttpResponse<String> disabled = alice.post(node(2) + "/api/users/bob@farm.example/disable", "",
+                alice.csrf(node(2)));
+        assertEquals(200, disabled.statusCode(), disabled::body);
+        assertTrue(alice.json(disabled).get("user").get("disabled").asBoolean());
+        for (int n = 1; n <= 2; n++) {
+            assertEquals(401, bob.get(node(n) + "/api/me").statusCode(), "a disabled person's login on node " + n);
+            assertEquals(401, cluster.node(n).request("GET", "/api/sessions", token, null).statusCode(),
+                    "a disabled person's personal token on node " + n);
+        }
+        Browser again = new Browser();
+        HttpResponse<String> refused = again.get(again.signInAtProvider(node(1), "bob", "bob-pass"));
+        assertEquals(403, refused.statusCode());
+        assertTrue(refused.body().contains("has disabled your access"), refused.body());
+
+        assertEquals(200, alice.post(node(1) + "/api/users/" + id + "/enable", "", alice.csrf(node(1)))
+                .statusCode());
+        Browser back = new Browser();
+        assertEquals(302, back.get(back.signInAtProvider(node(1), "bob", "bob-pass")).statusCode());
+        assertEquals(401, cluster.node(1).request("GET", "/api/sessions", token, null).statusCode(),
+                "enabling a person gives no token back");
+        assertEquals(200, back.post(node(1) + "/auth/logout", "", back.csrf(node(1))).statusCode());
+        JsonNode audit = TestNode.json(cluster.node(1).request("GET", "/api/audit?action=person.disable",
+                TestNode.ADMIN, null)).get("events").get(0);
+        assertEquals("bob@farm.example", audit.get("target").asText());
+        assertEquals("alice", audit.get("actor_name").asText());
+        JsonNode refusal = TestNode.json(cluster.node(1).request("GET", "/api/audit?action=signin&outcome=refused",
+                TestNode.ADMIN, null)).get("events").get(0);
+        assertEquals("disabled by an admin", refusal.get("detail").asText());
+    }
+
+    /**
+     * A mapping made at run time lets a group in, and a role an admin gives a person wins over their groups'; both
+     * outlive every node of the cluster (put back from the database when it starts again), and both are undone.
+     */
+    @Test
+    void mappingsAndRolesMadeAtRunTimeApplyAtOnceAndOutliveTheCluster() throws Exception {
+        assumeTrue(database != null, () -> "no PostgreSQL: " + TestPostgres.whyUnavailable());
+        HttpResponse<String> mapped = cluster.node(1).request("POST", "/api/admin/group-mappings", TestNode.ADMIN,
+                "{\"group\":\"contractors\",\"role\":\"viewer\"}");
+        assertEquals(201, mapped.statusCode(), mapped::body);
+        long mappingId = TestNode.json(mapped).get("id").asLong();
+        assertEquals(409, cluster.node(2).request("POST", "/api/admin/group-mappings", TestNode.ADMIN,
+                "{\"group\":\"contractors\",\"role\":\"admin\"}").statusCode(), "a group mapped twice");
+        try {
+            Browser carol = new Browser();
+            assertEquals(302, carol.get(carol.signInAtProvider(node(1), "carol", "carol-pass")).statusCode());
+            assertEquals("viewer", carol.json(carol.get(node(2) + "/api/me")).get("role").asText());
+            String id = carol.json(carol.get(node(1) + "/api/me")).get("id").asText();
+            await().atMost(Duration.ofSeconds(20)).until(() -> person(id), found -> found != null);
+            HttpResponse<String> promoted = cluster.node(2).request("PUT", "/api/users/" + id + "/role",
+                    TestNode.ADMIN, "{\"role\":\"operator\"}");
+            assertEquals(200, promoted.statusCode(), promoted::body);
+            assertEquals(401, carol.get(node(1) + "/api/me").statusCode(), "a role change ends the person's logins");
+
+            cluster.close();
+            cluster = startCluster();
+
+            Browser later = new Browser();
+            assertEquals(302, later.get(later.signInAtProvider(node(1), "carol", "carol-pass")).statusCode());
+            assertEquals("operator", later.json(later.get(node(1) + "/api/me")).get("role").asText(),
+                    "the role an admin gave, after every node started again");
+            assertEquals(200, cluster.node(1).request("PUT", "/api/users/" + id + "/role", TestNode.ADMIN,
+                    "{\"role\":null}").statusCode());
+            Browser plain = new Browser();
+            plain.get(plain.signInAtProvider(node(2), "carol", "carol-pass"));
+            assertEquals("viewer", plain.json(plain.get(node(2) + "/api/me")).get("role").asText(),
+                    "the mapping, after every node started again");
+        } finally {
+            assertEquals(204, cluster.node(1).request("DELETE", "/api/admin/group-mappings/" + mappingId,
+                    TestNode.ADMIN, null).statusCode());
+        }
+        Browser none = new Browser();
+        assertEquals(403, none.get(none.signInAtProvider(node(1), "carol", "carol-pass")).statusCode(),
+                "the mapping deleted");
+    }
+
+    /** The person of that id as an admin reads them, or null while their sign-in is not written yet. */
+    private static JsonNode person(String id) throws Exception {
+        HttpResponse<String> response = cluster.node(2).request("GET", "/api/users/" + id, TestNode.ADMIN, null);
+        return response.statusCode() == 404 ? null : TestNode.json(response);
     }
 
     /** A node whose clock runs two hours ahead sees the provider's fresh ID token as long expired. */

@@ -80,7 +80,7 @@ public final class SessionQuota {
 
     /** Every user's places. */
     public CompletionStage<Map<String, Set<String>>> places() {
-        return places.query(new Everyone()).thenApply(SessionQuota::byUser);
+        return places.query(Query.all()).thenApply(SessionQuota::byUser);
     }
 
     private static Map<String, Set<String>> byUser(List<Places> entries) {
@@ -145,19 +145,6 @@ public final class SessionQuota {
         @Override
         public Outcome<Places, Integer> applyToStale(Places stale) {
             return apply(stale);
-        }
-    }
-
-    private record Everyone() implements Query<Places, Places> {
-
-        @Override
-        public boolean matches(Places value) {
-            return true;
-        }
-
-        @Override
-        public Places project(Places value) {
-            return value;
         }
     }
 }

@@ -27,7 +27,7 @@ public final class DurableTokens implements TokenLedger {
     public CompletionStage<Void> created(TokenRecord record, String createdBy) {
         return store.run(Operation.saveToken(new TokenRow(record.id(), record.name(), record.hash(),
                 record.role().wireName(), List.copyOf(record.groups()), record.createdAt(), record.expiresAt(),
-                createdBy)));
+                createdBy, record.owner())));
     }
 
     @Override
@@ -39,7 +39,7 @@ public final class DurableTokens implements TokenLedger {
     public CompletionStage<List<TokenRecord>> active() {
         return store.run(Operation.activeTokens(clock.instant())).thenApply(rows -> rows.stream()
                 .map(row -> new TokenRecord(row.id(), row.name(), Role.parse(row.role()), new HashSet<>(row.groups()),
-                        row.createdAt(), row.expiresAt(), row.hash()))
+                        row.createdAt(), row.expiresAt(), row.hash(), row.ownerId()))
                 .toList());
     }
 }

@@ -7,16 +7,18 @@ import java.io.Serializable;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 import org.farmgate.durable.DurableStore;
 import org.farmgate.node.async.Stages;
-import org.farmgate.node.auth.TokenService;
 import org.farmgate.router.store.SharedMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Puts the database's tokens back into a cluster whose maps start empty: the first node of a cluster started from
- * nothing. A cluster that is already running holds them (and may hold revocations the database has not heard of
+ * Puts the database's tokens, people's standings and group mappings back into a cluster whose maps start empty: the
+ * first node of a cluster started from nothing. A cluster that is already running holds them (and may hold revocations the database has not heard of
  * yet, waiting in some node's spool): there, a joining node restores nothing, or it would bring those tokens back.
  * The cluster remembers that it was restored in a map entry of its own, which goes only when every node has.
  *
@@ -31,23 +33,27 @@ public final class Restoration {
     static final Duration SPOOL_WAIT = Duration.ofSeconds(10);
     static final Duration RETRY = Duration.ofSeconds(15);
 
+    /** Something put back: what it is called in the log, and how (completing with how many were put back). */
+    public record Part(String what, Supplier<CompletionStage<Integer>> restore) {
+    }
+
     /** That the cluster's maps were filled from the database, by which node, when. */
     public record Restored(String nodeId, Instant at) implements Serializable {
     }
 
     private final Vertx vertx;
     private final DurableStore store;
-    private final TokenService tokens;
+    private final List<Part> parts;
     private final SharedMap<String, Restored> restored;
     private final String nodeId;
     private final Clock clock;
     private volatile boolean stopped;
 
-    public Restoration(Vertx vertx, DurableStore store, TokenService tokens, SharedMap<String, Restored> restored,
+    public Restoration(Vertx vertx, DurableStore store, List<Part> parts, SharedMap<String, Restored> restored,
             String nodeId, Clock clock) {
         this.vertx = vertx;
         this.store = store;
-        this.tokens = tokens;
+        this.parts = List.copyOf(parts);
         this.restored = restored;
         this.nodeId = nodeId;
         this.clock = clock;
@@ -59,8 +65,9 @@ public final class Restoration {
             return Future.succeededFuture();
         }
         return attempt().recover(error -> {
-            LOG.warn("could not put the database's tokens back into the cluster ({}); trying again every {} s: "
-                    + "until then, only tokens made since work", error.getMessage(), RETRY.toSeconds());
+            LOG.warn("could not put the database's tokens, people and mappings back into the cluster ({}); trying "
+                    + "again every {} s: until then, only tokens made since work, and people sign in by their groups "
+                    + "of the configuration", error.getMessage(), RETRY.toSeconds());
             retryLater();
             return Future.succeededFuture();
         });
@@ -83,10 +90,14 @@ public final class Restoration {
             if (done != null) {
                 return Future.succeededFuture();
             }
-            return spoolWritten().compose(ignored -> await(tokens.restore())).compose(count -> {
-                LOG.info("{} API tokens put back into the cluster from the database", count);
-                return await(restored.set(KEY, new Restored(nodeId, clock.instant())));
-            });
+            Future<Void> all = spoolWritten();
+            for (Part part : parts) {
+                all = all.compose(ignored -> await(part.restore().get())).map(count -> {
+                    LOG.info("{} {} put back into the cluster from the database", count, part.what());
+                    return null;
+                });
+            }
+            return all.compose(ignored -> await(restored.set(KEY, new Restored(nodeId, clock.instant()))));
         });
     }
 
@@ -104,7 +115,7 @@ public final class Restoration {
         return written.future().onComplete(ignored -> vertx.cancelTimer(timer));
     }
 
-    private <T> Future<T> await(java.util.concurrent.CompletionStage<T> stage) {
+    private <T> Future<T> await(CompletionStage<T> stage) {
         return Stages.await(vertx, stage);
     }
 }

@@ -16,14 +16,15 @@ import org.farmgate.node.http.ClientAddresses;
 
 /**
  * Which API calls the audit log records, in one table: a call that changes who may do what or what exists (sessions,
- * shares, tokens, logins, nodes, the address book), and every refusal of a caller (401, 403). Each is written when
- * its response is sent, with the caller, the call's target and how it ended: {@code success} (2xx), {@code refused}
- * (401, 403) or {@code failed} (anything else, its status in the detail). A handler that creates something names
- * it with {@link #target}, since the path does not.
+ * shares, tokens, logins, people, group mappings, nodes, the address book), and every refusal of a caller (401,
+ * 403). Each is written when its response is sent, with the caller, the call's target and how it ended:
+ * {@code success} (2xx), {@code refused} (401, 403) or {@code failed} (anything else, its status in the detail). A
+ * handler that creates something names it with {@link #target}, since the path does not.
  */
 public final class AuditedCalls {
 
     private static final String TARGET = "farmgate.audit.target";
+    private static final String DETAIL = "farmgate.audit.detail";
 
     private record Call(HttpMethod method, Pattern path, String action) {
     }
@@ -49,6 +50,13 @@ public final class AuditedCalls {
             call(HttpMethod.PUT, "/api/addressbook/folders/([^/]+/[^/]+/entries/[^/]+)", "addressbook.entry_update"),
             call(HttpMethod.DELETE, "/api/addressbook/folders/([^/]+/[^/]+/entries/[^/]+)",
                     "addressbook.entry_delete"),
+            call(HttpMethod.PUT, "/api/users/([^/]+)/role", "person.role"),
+            call(HttpMethod.POST, "/api/users/([^/]+)/disable", "person.disable"),
+            call(HttpMethod.POST, "/api/users/([^/]+)/enable", "person.enable"),
+            call(HttpMethod.DELETE, "/api/users/([^/]+)", "person.delete"),
+            call(HttpMethod.POST, "/api/admin/group-mappings", "mapping.create"),
+            call(HttpMethod.PUT, "/api/admin/group-mappings/([^/]+)", "mapping.update"),
+            call(HttpMethod.DELETE, "/api/admin/group-mappings/([^/]+)", "mapping.delete"),
             call(HttpMethod.GET, "/api/audit/verify", "audit.verify"))
             .collect(Collectors.groupingBy(Call::method));
 
@@ -73,6 +81,11 @@ public final class AuditedCalls {
         ctx.put(TARGET, target);
     }
 
+    /** What a successful call changed, when its path does not say (the role given, the group mapped). */
+    public static void detail(RoutingContext ctx, String detail) {
+        ctx.put(DETAIL, detail);
+    }
+
     private void recordEnd(RoutingContext ctx) {
         int status = ctx.response().getStatusCode();
         String path = ctx.normalizedPath();
@@ -91,7 +104,7 @@ public final class AuditedCalls {
         String action = call != null ? call.action() : status == 401 ? "auth" : "access";
         String outcome = status < 300 ? AuditEvent.SUCCESS : refused ? AuditEvent.REFUSED : AuditEvent.FAILED;
         trail.record(AuditTrail.Actor.of(Authenticator.identity(ctx), addresses.of(ctx.request())), action,
-                target != null ? target : method + " " + path, outcome, status < 300 ? null : "HTTP " + status);
+                target != null ? target : method + " " + path, outcome, status < 300 ? ctx.get(DETAIL) : "HTTP " + status);
     }
 
     private static Call call(HttpMethod method, String path, String action) {

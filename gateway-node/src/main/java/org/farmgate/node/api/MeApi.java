@@ -88,7 +88,7 @@ public final class MeApi {
                     + ")");
         }
         String full = who.name().replaceAll("[^A-Za-z0-9._@-]", "_") + "." + asked.name();
-        future(tokens.create(full, role, who.groups(), asked.expiresAt(), who.name())).onFailure(ctx::fail)
+        future(tokens.create(full, role, who.groups(), asked.expiresAt(), who.name(), who.id())).onFailure(ctx::fail)
                 .onSuccess(issued -> {
                     AuditedCalls.target(ctx, issued.record().name());
                     Responses.json(ctx, 201, TokensApi.issued(issued));

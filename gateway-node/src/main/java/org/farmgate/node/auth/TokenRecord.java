@@ -11,6 +11,8 @@ import org.farmgate.model.Role;
 /**
  * A named API token as stored: its hash, never the token itself. The API shows it without the hash. The id is new
  * for every token, so that what a token owns is never inherited by a later token of the same name.
+ *
+ * @param owner the person whose personal token this is (revoked with them when they are disabled), null otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TokenRecord(
@@ -20,7 +22,14 @@ public record TokenRecord(
         @JsonProperty("groups") Set<String> groups,
         @JsonProperty("created_at") Instant createdAt,
         @JsonProperty("expires_at") Instant expiresAt,
-        @JsonIgnore String hash) implements Serializable {
+        @JsonIgnore String hash,
+        @JsonProperty("owner") String owner) implements Serializable {
+
+    /** A token of no one person's: made by an admin, for a script or a service. */
+    public TokenRecord(String id, String name, Role role, Set<String> groups, Instant createdAt, Instant expiresAt,
+            String hash) {
+        this(id, name, role, groups, createdAt, expiresAt, hash, null);
+    }
 
     public boolean isExpired(Instant now) {
         return expiresAt != null && !now.isBefore(expiresAt);

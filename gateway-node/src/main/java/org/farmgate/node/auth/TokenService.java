@@ -102,6 +102,12 @@ public final class TokenService {
      */
     public CompletionStage<IssuedToken> create(String name, Role role, Set<String> groups, Instant expiresAt,
             String createdBy) {
+        return create(name, role, groups, expiresAt, createdBy, null);
+    }
+
+    /** A token, a person's own when {@code owner} names them. */
+    public CompletionStage<IssuedToken> create(String name, Role role, Set<String> groups, Instant expiresAt,
+            String createdBy, String owner) {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new InvalidRequestException("field 'name' must be 1-100 characters of letters, digits and . _ @ -, "
                     + "starting with a letter or digit");
@@ -116,7 +122,7 @@ public final class TokenService {
         String token = Secrets.newSecret(TOKEN_PREFIX);
         String hash = Secrets.sha256Hex(token);
         String id = ID_PREFIX + Secrets.newSecret("").substring(0, 24);
-        TokenRecord record = new TokenRecord(id, name, role, Set.copyOf(groups), now, expiresAt, hash);
+        TokenRecord record = new TokenRecord(id, name, role, Set.copyOf(groups), now, expiresAt, hash, owner);
         Duration ttl = expiresAt == null ? null : Duration.between(now, expiresAt);
         return names.update(name, new Claim(new NameClaim(hash, expiresAt), ttl, now)).thenCompose(claimed -> {
             if (!claimed) {
@@ -185,6 +191,17 @@ public final class TokenService {
                 }));
     }
 
+    /** Revokes every token of a person's own: what disabling or deleting them does. */
+    public CompletionStage<Integer> revokeOwnedBy(String owner, String by) {
+        return byHash.query(new OwnedBy(owner)).thenCompose(names -> {
+            CompletionStage<Integer> all = CompletableFuture.completedFuture(0);
+            for (String name : names) {
+                all = all.thenCompose(count -> revoke(name, by).thenApply(revoked -> revoked ? count + 1 : count));
+            }
+            return all;
+        });
+    }
+
     /** Claims a name that is free or held by an expired token. */
     private record Claim(NameClaim claim, Duration ttl, Instant now) implements Update<NameClaim, Boolean> {
 
@@ -213,6 +230,19 @@ public final class TokenService {
         @Override
         public TokenRecord project(TokenRecord value) {
             return value;
+        }
+    }
+
+    private record OwnedBy(String owner) implements Query<TokenRecord, String> {
+
+        @Override
+        public boolean matches(TokenRecord value) {
+            return owner.equals(value.owner());
+        }
+
+        @Override
+        public String project(TokenRecord value) {
+            return value.name();
         }
     }
 }

@@ -15,6 +15,8 @@ import org.farmgate.node.auth.Login;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
 import org.farmgate.node.auth.TokenService;
+import org.farmgate.node.people.MappedRole;
+import org.farmgate.node.people.Standing;
 import org.farmgate.node.share.Share;
 import org.farmgate.node.signin.OidcSignIn;
 import org.farmgate.node.signin.PendingLogin;
@@ -96,12 +98,21 @@ public final class ClusterMaps {
     public static final ClusterMap<AddressBookCache.Lease> ADDRESSBOOK_LEASE = new ClusterMap<>(
             "farmgate.addressbook-lease", SealedMap.Policy.GRANTS_NOTHING, ONE_BACKUP);
 
+    /**
+     * What an admin decided of a person, read at every sign-in: a missing entry lets them in with their groups' role,
+     * so an entry deleted since a write is not believed.
+     */
+    public static final ClusterMap<Standing> PEOPLE = new ClusterMap<>("farmgate.people",
+            new SealedMap.Policy(true, null, true), ONE_BACKUP);
+    public static final ClusterMap<MappedRole> GROUP_ROLES = new ClusterMap<>("farmgate.group-roles",
+            SealedMap.Policy.DEFAULT, ONE_BACKUP);
+
     /** That the cluster's maps were filled from the database: it grants nothing, and goes with the last node. */
     public static final ClusterMap<Restoration.Restored> RESTORED = new ClusterMap<>("farmgate.restored",
             SealedMap.Policy.GRANTS_NOTHING, ONE_BACKUP);
 
     static final List<ClusterMap<?>> ALL = List.of(NODES, SESSIONS, USER_SESSIONS, TOKENS, TOKEN_NAMES, TICKETS,
-            RELAY_TICKETS, SHARES, LOGINS, LOGIN_FLOWS, ADDRESSBOOK, ADDRESSBOOK_LEASE, RESTORED);
+            RELAY_TICKETS, SHARES, LOGINS, LOGIN_FLOWS, ADDRESSBOOK, ADDRESSBOOK_LEASE, PEOPLE, GROUP_ROLES, RESTORED);
 
     private ClusterMaps() {
     }

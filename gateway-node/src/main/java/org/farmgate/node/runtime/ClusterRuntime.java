@@ -38,6 +38,8 @@ import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.ClusterSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.people.MappedRole;
+import org.farmgate.node.people.Standing;
 import org.farmgate.node.share.Share;
 import org.farmgate.node.signin.PendingLogin;
 import org.farmgate.router.SessionQuota;
@@ -100,6 +102,8 @@ public final class ClusterRuntime {
     private final SharedMap<String, SessionQuota.Places> userSessions;
     private final SharedMap<String, AddressBook> addressBooks;
     private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
+    private final SharedMap<String, Standing> people;
+    private final SharedMap<String, MappedRole> groupRoles;
     private final Fences fences;
     private final Seal seal;
     private final SealedMap.RejectionCounter rejections;
@@ -138,6 +142,8 @@ public final class ClusterRuntime {
         userSessions = open(ClusterMaps.USER_SESSIONS);
         addressBooks = open(ClusterMaps.ADDRESSBOOK);
         addressBookLeases = open(ClusterMaps.ADDRESSBOOK_LEASE);
+        people = open(ClusterMaps.PEOPLE);
+        groupRoles = open(ClusterMaps.GROUP_ROLES);
     }
 
     /**
@@ -333,6 +339,14 @@ public final class ClusterRuntime {
 
     public SharedMap<String, TokenRecord> tokens() {
         return tokens;
+    }
+
+    public SharedMap<String, Standing> people() {
+        return people;
+    }
+
+    public SharedMap<String, MappedRole> groupRoles() {
+        return groupRoles;
     }
 
     public SharedMap<String, Restoration.Restored> restored() {

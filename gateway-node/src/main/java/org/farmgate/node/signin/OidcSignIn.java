@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.durable.AuditEvent;
 import org.farmgate.model.Role;
@@ -32,6 +31,8 @@ import org.farmgate.node.auth.LoginSessions;
 import org.farmgate.node.auth.Secrets;
 import org.farmgate.node.config.OidcSettings;
 import org.farmgate.node.http.ClientAddresses;
+import org.farmgate.node.people.People;
+import org.farmgate.node.people.Standing;
 import org.farmgate.router.store.SharedMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * state) finds nothing. The node checks the ID token's expiry by its own clock and its nonce itself, since the
  * library does not.
  *
- * <p>A person's role comes from {@link RoleMapping}; one with no role is refused with a page that says so. A
+ * <p>A person's role comes from {@link RoleMapping}, with what an admin decided of them ({@link People}, read from
+ * the cluster, never waiting on the database); one with no role, or disabled, is refused with a page that says so. A
  * signed-in person gets a login ({@link LoginSessions}) in an HttpOnly, SameSite=Lax cookie, Secure over TLS.
  * Signing out ends the login on every node and sends the person to the provider's end-session endpoint
  * (RP-initiated logout).
@@ -68,9 +70,11 @@ public final class OidcSignIn {
     private Future<OAuth2Auth> provider;
     private final AuditTrail audit;
     private final ClientAddresses addresses;
+    private final People people;
 
     public OidcSignIn(Vertx vertx, OidcSettings settings, SharedMap<String, PendingLogin> pending,
-            LoginSessions logins, Clock clock, AuditTrail audit, ClientAddresses addresses) {
+            LoginSessions logins, Clock clock, AuditTrail audit, ClientAddresses addresses, People people) {
+        this.people = people;
         this.audit = audit;
         this.addresses = addresses;
         this.vertx = vertx;
@@ -195,23 +199,41 @@ public final class OidcSignIn {
         }
         String subject = claims.getString("sub");
         String name = claims.getString("preferred_username", claims.getString("name", subject));
-        Optional<Role> role = roles.roleOf(claims);
-        if (role.isEmpty()) {
-            LOG.info("sign-in of {} ({}) refused: no group of theirs maps to a role", name, subject);
-            refused(ctx, new AuditTrail.Actor(Identity.PERSON_PREFIX + subject, name, null,
-                    addresses.of(ctx.request())), "no group of theirs maps to a role");
-            page(ctx, 403, "You have no access to farmgate", "You are signed in at the identity provider as " + name
-                    + ", but none of your groups gives access to this gateway. Ask your administrator to add you "
-                    + "to one that does.");
-            return;
-        }
-        Set<String> groups = roles.groupsOf(claims);
-        Identity person = Identity.person(subject, name, claims.getString("email"), role.get(), groups);
+        String personId = Identity.PERSON_PREFIX + subject;
+        AuditTrail.Actor actor = new AuditTrail.Actor(personId, name, null, addresses.of(ctx.request()));
+        await(people.standing(personId)).compose(standing -> await(people.mappedRoles())
+                        .map(runtime -> new Decision(standing, roles.roleOf(claims, runtime, standing))))
+                .onFailure(ctx::fail).onSuccess(decision -> {
+                    if (decision.standing() != null && decision.standing().disabled()) {
+                        LOG.info("sign-in of {} ({}) refused: disabled by an admin", name, subject);
+                        refused(ctx, actor, "disabled by an admin");
+                        page(ctx, 403, "Your access to farmgate is disabled", "You are signed in at the identity "
+                                + "provider as " + name + ", but an administrator of this gateway has disabled "
+                                + "your access. Ask them to enable it again.");
+                    } else if (decision.role().isEmpty()) {
+                        LOG.info("sign-in of {} ({}) refused: no group of theirs maps to a role", name, subject);
+                        refused(ctx, actor, "no group of theirs maps to a role");
+                        page(ctx, 403, "You have no access to farmgate", "You are signed in at the identity provider "
+                                + "as " + name + ", but none of your groups gives access to this gateway. Ask your "
+                                + "administrator to add you to one that does.");
+                    } else {
+                        start(ctx, Identity.person(subject, name, claims.getString("email"), decision.role().get(),
+                                roles.groupsOf(claims)), flow);
+                    }
+                });
+    }
+
+    /** What the cluster knows of a person at their sign-in, and the role it gives them. */
+    private record Decision(Standing standing, Optional<Role> role) {
+    }
+
+    private void start(RoutingContext ctx, Identity person, PendingLogin flow) {
         await(logins.start(person)).onFailure(ctx::fail).onSuccess(secret -> {
-            LOG.info("{} signed in: subject={} email={} role={} groups={}", name, subject, person.email(),
-                    role.get().wireName(), groups);
+            LOG.info("{} signed in: id={} email={} role={} groups={}", person.name(), person.id(), person.email(),
+                    person.role().wireName(), person.groups());
+            people.signedIn(person);
             audit.record(AuditTrail.Actor.of(person, addresses.of(ctx.request())), "signin", person.id(),
-                    AuditEvent.SUCCESS, "groups: " + String.join(", ", groups));
+                    AuditEvent.SUCCESS, "groups: " + String.join(", ", person.groups()));
             ctx.response().addCookie(cookie(secret, settings.absolute()));
             ctx.response().setStatusCode(302).putHeader("Location", flow.returnTo())
                     .putHeader("Cache-Control", "no-store").end();

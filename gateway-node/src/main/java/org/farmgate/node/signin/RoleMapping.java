@@ -9,11 +9,13 @@ import java.util.Optional;
 import java.util.Set;
 import org.farmgate.model.Role;
 import org.farmgate.node.config.OidcSettings;
+import org.farmgate.node.people.Standing;
 
 /**
  * What a person may do, from what the identity provider says of them: the highest role that the role claim names or
- * that any of their groups maps to, capped by the configured maximum. Nothing matched: no role, and the person is
- * refused; there is no default role to fall into by accident.
+ * that any of their groups maps to (in the configuration, or at run time by an admin), capped by the configured
+ * maximum. Nothing matched: no role, and the person is refused; there is no default role to fall into by accident.
+ * A role an admin gave the person wins over their groups'.
  */
 public final class RoleMapping {
 
@@ -30,6 +32,17 @@ public final class RoleMapping {
     }
 
     public Optional<Role> roleOf(JsonObject claims) {
+        return roleOf(claims, Map.of(), null);
+    }
+
+    /**
+     * The person's role: one an admin gave them ({@code standing}) if any, else the highest that their claims and
+     * groups give by the configuration's mappings and those made at run time ({@code runtime}); capped either way.
+     */
+    public Optional<Role> roleOf(JsonObject claims, Map<String, Role> runtime, Standing standing) {
+        if (standing != null && standing.roleOverride() != null) {
+            return Optional.of(capped(standing.roleOverride()));
+        }
         Role best = null;
         if (roleClaim != null) {
             for (String named : strings(claims.getValue(roleClaim))) {
@@ -38,12 +51,13 @@ public final class RoleMapping {
             }
         }
         for (String group : groupsOf(claims)) {
-            best = higher(best, mappings.get(group));
+            best = higher(higher(best, mappings.get(group)), runtime.get(group));
         }
-        if (best == null) {
-            return Optional.empty();
-        }
-        return Optional.of(rank(best) > rank(max) ? max : best);
+        return Optional.ofNullable(best).map(this::capped);
+    }
+
+    private Role capped(Role role) {
+        return rank(role) > rank(max) ? max : role;
     }
 
     /**

@@ -16,4 +16,23 @@ public interface Query<V, P> extends Serializable {
     }
 
     P project(V value);
+
+    /** Every entry, whole. */
+    static <V> Query<V, V> all() {
+        return new All<>();
+    }
+
+    /** What {@link #all()} sends to the members. */
+    record All<V>() implements Query<V, V> {
+
+        @Override
+        public boolean matches(V value) {
+            return true;
+        }
+
+        @Override
+        public V project(V value) {
+            return value;
+        }
+    }
 }

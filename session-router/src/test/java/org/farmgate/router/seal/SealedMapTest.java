@@ -83,7 +83,7 @@ class SealedMapTest {
         assertEquals("none", join(map.update("b", new Append())));
         assertEquals("x", join(map.get("b")));
         assertEquals("1", join(map.update("a", new Append())));
-        assertEquals(List.of("1x", "x"), sorted(join(map.query(new All()))));
+        assertEquals(List.of("1x", "x"), sorted(join(map.query(Query.<String>all()))));
         assertNull(join(map.putIfAbsent("c", "3")));
         assertEquals("3", join(map.putIfAbsent("c", "4")));
     }
@@ -136,7 +136,7 @@ class SealedMapTest {
         join(map.set("token", "viewer")); // narrowed
         join(raw.set("token", before));
         assertNull(join(map.get("token")));
-        assertEquals(List.of(), join(map.query(new All())), "nor in a query");
+        assertEquals(List.of(), join(map.query(Query.<String>all())), "nor in a query");
 
         join(map.set("share", "live"));
         Object live = join(raw.get("share"));
@@ -265,18 +265,6 @@ class SealedMapTest {
         @Override
         public Outcome<String, String> apply(String current) {
             return Outcome.store((current == null ? "" : current) + "x", current == null ? "none" : current);
-        }
-    }
-
-    private record All() implements Query<String, String> {
-        @Override
-        public boolean matches(String value) {
-            return true;
-        }
-
-        @Override
-        public String project(String value) {
-            return value;
         }
     }
 
