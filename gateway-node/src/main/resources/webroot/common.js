@@ -66,16 +66,22 @@ export class ApiError extends Error {
 /** The signed-in person's CSRF token: what every change made with the login cookie repeats. */
 let csrf = null;
 
-/**
- * A JSON API call with the page's token, or {@code token}; an empty {@code token} sends none. Without a token the
- * browser's login cookie (if any) goes, with the CSRF token.
- */
-export async function api(method, path, body, token) {
+/** The headers that prove who calls: the page's token, or {@code token}; else the login cookie's CSRF token. */
+export function credentials(token) {
   const credential = token === '' ? null : token || sessionStorage.getItem(KEY);
   const headers = credential ? {'Authorization': 'Bearer ' + credential} : {};
   if (!credential && csrf) {
     headers['X-CSRF-Token'] = csrf;
   }
+  return headers;
+}
+
+/**
+ * A JSON API call with the page's token, or {@code token}; an empty {@code token} sends none. Without a token the
+ * browser's login cookie (if any) goes, with the CSRF token.
+ */
+export async function api(method, path, body, token) {
+  const headers = credentials(token);
   if (body !== undefined) {
     headers['Content-Type'] = 'application/json';
   }
