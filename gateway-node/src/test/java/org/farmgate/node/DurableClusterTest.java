@@ -38,7 +38,7 @@ class DurableClusterTest {
     }
 
     @Test
-    void everyNodeStoppedAndStartedAgainKeepsTokensRevocationsAndHistory() throws Exception {
+    void everyNodeStoppedAndStartedAgainKeepsTokensRevocationsMappingsAndHistory() throws Exception {
         String keeper;
         String gone;
         String kept;
@@ -49,6 +49,8 @@ class DurableClusterTest {
             assertEquals(200, cluster.node(3).request("GET", "/api/sessions", gone, null).statusCode());
             assertEquals(204, cluster.node(3).request("DELETE", "/api/tokens/gone", TestNode.ADMIN, null)
                     .statusCode());
+            assertEquals(201, cluster.node(2).request("POST", "/api/admin/group-mappings", TestNode.ADMIN,
+                    "{\"group\":\"night-shift\",\"role\":\"operator\"}").statusCode());
             kept = cluster.node(1).sshSession().sessionId();
             deleted = cluster.node(2).sshSession().sessionId();
             assertEquals(204, cluster.node(3).request("DELETE", "/api/sessions/" + deleted, TestNode.ADMIN, null)
@@ -69,6 +71,10 @@ class DurableClusterTest {
             assertEquals(409, again.node(3).request("POST", "/api/tokens", TestNode.ADMIN,
                     "{\"name\":\"keeper\",\"role\":\"viewer\"}").statusCode(), "its name is still taken");
 
+            JsonNode mappings = TestNode.json(again.node(3).request("GET", "/api/admin/group-mappings",
+                    TestNode.ADMIN, null));
+            assertEquals("night-shift=operator", mappings.get(0).get("oidc_group").asText() + "="
+                    + mappings.get(0).get("role").asText(), mappings::toString);
             JsonNode history = TestNode.json(again.node(1).request("GET", "/api/reports/sessions", TestNode.ADMIN,
                     null));
             Map<String, JsonNode> rows = new java.util.HashMap<>();

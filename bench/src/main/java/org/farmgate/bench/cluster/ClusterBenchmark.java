@@ -105,8 +105,8 @@ public final class ClusterBenchmark implements Callable<Integer> {
         if (phases.contains("create")) {
             System.out.printf("%nSession creation: %d concurrent clients, each keeping its session up to %d ms, then"
                     + " deleting it and creating the next; %d s%n", clients, thinkMs, seconds);
-            System.out.printf("%-34s %10s %9s %9s %9s %9s %16s%n", "setup", "creates/s", "p50 ms", "p95 ms", "p99 ms",
-                    "errors", "CPU ms / session");
+            System.out.printf("%-34s %10s %9s %9s %9s %9s %16s %16s%n", "setup", "creates/s", "p50 ms", "p95 ms",
+                    "p99 ms", "errors", "CPU ms / session", "db CPU ms / s.");
             for (String kept : records) {
                 Map<String, String> alone = new HashMap<>(withRecords(env, kept));
                 alone.put("GW_CLUSTER_ENABLED", "false");
@@ -246,7 +246,8 @@ public final class ClusterBenchmark implements Callable<Integer> {
      */
     /**
      * Clients that create a session, keep it up to {@code thinkMillis}, delete it and start again. The nodes' CPU
-     * (all processes together) is read over the measuring window and divided by the sessions created in it.
+     * (all processes together) is read over the measuring window and divided by the sessions created in it; so is a
+     * PostgreSQL's on this machine (its {@code postgres} processes), whoever else uses it meanwhile.
      */
     private static void creates(String label, LocalCluster cluster, int clients, int warmupSeconds, int seconds,
             long thinkMillis) throws Exception {
@@ -292,8 +293,10 @@ public final class ClusterBenchmark implements Callable<Integer> {
         }
         TimeUnit.NANOSECONDS.sleep(warmUpEnd - System.nanoTime());
         long cpuAtStart = cpu(cluster);
+        long databaseAtStart = CpuClock.cpuMillisOf("postgres");
         TimeUnit.NANOSECONDS.sleep(end - System.nanoTime());
         long cpuUsed = cpu(cluster) - cpuAtStart;
+        long databaseUsed = CpuClock.cpuMillisOf("postgres") - databaseAtStart;
         List<Long> all = new ArrayList<>();
         for (Future<List<Long>> result : results) {
             all.addAll(result.get());
@@ -301,10 +304,11 @@ public final class ClusterBenchmark implements Callable<Integer> {
         pool.shutdown();
         io.shutdown();
         long[] samples = all.stream().mapToLong(Long::longValue).toArray();
-        System.out.printf(Locale.ROOT, "%-34s %10.0f %9.1f %9.1f %9.1f %9d %16.1f%n", label,
+        System.out.printf(Locale.ROOT, "%-34s %10.0f %9.1f %9.1f %9.1f %9d %16.1f %16.1f%n", label,
                 samples.length / (double) seconds, Stats.percentile(samples, 50) / 1e6,
                 Stats.percentile(samples, 95) / 1e6, Stats.percentile(samples, 99) / 1e6, errors.get(),
-                samples.length == 0 ? 0.0 : cpuUsed / (double) samples.length);
+                samples.length == 0 ? 0.0 : cpuUsed / (double) samples.length,
+                samples.length == 0 ? 0.0 : databaseUsed / (double) samples.length);
         // What went wrong is part of the result: a count alone hides a 503 from a 500.
         failures.forEach((failure, count) -> System.out.printf(Locale.ROOT, "  %d x %s%n", count, failure));
     }
