@@ -1,5 +1,5 @@
 import Guacamole from './vendor/guacamole-common.js';
-import {api, element, fragmentParam, signIn} from './common.js';
+import {ApiError, api, element, fragmentParam, signIn} from './common.js';
 import {statusText} from './status-text.js';
 import {US_KEYBOARD} from './osk-layout.js';
 
@@ -67,8 +67,15 @@ async function connect(session, again, watch) {
       return;
     }
     state.failed = true;
+    if (!message || code === 520 && /^the connection to node /.test(message)) {
+      // No word from the gateway (guacamole-common-js made this status from the WebSocket's close code: an abnormal
+      // close, 1006, becomes "upstream not found", which says nothing of the remote machine), or the node that
+      // relayed the session lost the node that holds it: what became of the session is asked of the gateway.
+      dropped(state);
+      return;
+    }
     document.body.dataset.error = code;
-    showOverlay(statusText(code, message, target(session)), `status ${code}: ${message || ''}`, state);
+    showOverlay(statusText(code, message, target(session)), `status ${code}: ${message}`, state);
   };
   tunnel.onerror = error => fail(error.code, error.message);
   client.onerror = error => fail(error.code, error.message);
@@ -76,7 +83,7 @@ async function connect(session, again, watch) {
     // CLOSED without an error: the node that served the page (or the network) went away.
     if (tunnelState === Guacamole.Tunnel.State.CLOSED && !state.leaving && !state.failed) {
       state.failed = true;
-      showOverlay('The connection to the gateway was lost.', 'the WebSocket closed', state);
+      dropped(state);
     }
   };
   client.onstatechange = clientState => {
@@ -303,12 +310,53 @@ function warnShutdown(seconds) {
   }, 1000);
 }
 
+/**
+ * The WebSocket dropped without a word from the gateway: what happened is asked of the gateway (any node answers for
+ * any session), so that the page says whose fault it is and what to do, never blaming the remote machine.
+ */
+async function dropped(state) {
+  const session = state.session;
+  let ending;
+  try {
+    const now = await api('GET', `/api/sessions/${session.session_id}`);
+    ending = now.status === 'lost'
+      ? {reason: 'node-lost', text: `The gateway node that ran this session (${now.node_id}) stopped, and the session `
+        + 'was lost with it. The remote machine is not at fault. Start a new session.'}
+      : now.status === 'active' || now.status === 'pending'
+        ? {reason: 'dropped', text: 'The connection to the gateway was lost; the session is still running. '
+          + 'Reconnecting…', retry: true}
+        : {reason: 'ended', text: 'This session has ended.'};
+  } catch (error) {
+    ending = error instanceof ApiError
+      ? {reason: 'gone', text: error.status === 404 ? 'This session no longer exists.' : error.message}
+      : {reason: 'gateway-unreachable', text: `The gateway at ${location.host} is not answering: the gateway node `
+        + 'serving this page may have stopped. Your session may still be running; this page tries again, or open '
+        + 'the gateway through another of its addresses.', retry: true};
+  }
+  if (current !== state || state.leaving) {
+    return;
+  }
+  document.body.dataset.error = ending.reason;
+  showOverlay(ending.text, ending.retry ? 'the WebSocket closed' : 'the WebSocket closed: ' + ending.reason, state);
+  if (!ending.retry) {
+    // nothing to go back to: a new session where this page can make one (the form's, or the entry's), else none
+    const again = $('overlay-reconnect');
+    again.textContent = 'Start a new session';
+    again.hidden = !state.again;
+  }
+}
+
 function showOverlay(text, detail, state) {
   $('overlay-text').textContent = text;
   $('overlay-code').textContent = detail || '';
   $('overlay').hidden = false;
   status(text, true);
   const reconnect = $('overlay-reconnect');
+  reconnect.hidden = false;
+  if (state.countdown) {
+    clearInterval(state.countdown);
+    state.countdown = null;
+  }
   if (detail === 'the WebSocket closed') {
     let left = RECONNECT_SECONDS;
     reconnect.textContent = `Reconnect (${left})`;
@@ -316,6 +364,8 @@ function showOverlay(text, detail, state) {
       left -= 1;
       reconnect.textContent = `Reconnect (${left})`;
       if (left <= 0) {
+        clearInterval(state.countdown);
+        state.countdown = null;
         reconnect.click();
       }
     }, 1000);
@@ -431,7 +481,11 @@ $('overlay-reconnect').onclick = async () => {
     }
     await connect(await resume(state.session.session_id, state.again), state.again);
   } catch (error) {
-    showOverlay(error.message, `HTTP ${error.status || ''}`, state);
+    if (error instanceof ApiError) {
+      showOverlay(error.message, `HTTP ${error.status}`, state);
+    } else {
+      dropped(state); // still no gateway: say so again, and try again later
+    }
   }
 };
 clipboard.addEventListener('input', () => {
@@ -483,6 +537,12 @@ form.onsubmit = async event => {
   }
 };
 
+/** A session's end in words: guacd's status as the session page says it ("guacd error 769: ..."). */
+function endReason(s) {
+  const guacd = /^guacd error (\d+): ?(.*)$/.exec(s.end_reason);
+  return guacd ? statusText(Number(guacd[1]), guacd[2], target(s)) : s.end_reason;
+}
+
 function sessionRow(s) {
   const live = s.status === 'pending' || s.status === 'active';
   return element('tr', {'data-session': s.session_id},
@@ -490,7 +550,7 @@ function sessionRow(s) {
     element('td', {}, target(s)), element('td', {}, s.created_by || '',
       s.created_by_email ? element('div', {class: 'small'}, s.created_by_email) : null),
     element('td', {class: 'small'}, new Date(s.created_at).toLocaleString()),
-    element('td', {}, s.status, s.end_reason ? element('div', {class: 'small'}, s.end_reason) : null),
+    element('td', {}, s.status, s.end_reason ? element('div', {class: 'small'}, endReason(s)) : null),
     element('td', {}, s.node_id),
     element('td', {}, s.status === 'pending' ? element('button', {class: 'primary',
       onclick: () => connect(s, null).catch(error => status(error.message, true))}, 'Open') : null,
@@ -502,12 +562,26 @@ function sessionRow(s) {
 
 async function refreshSessions() {
   const all = isAdmin && $('everyone').checked;
-  const sessions = await api('GET', '/api/sessions' + (all ? '?all=true' : ''));
-  $('sessions').replaceChildren(...sessions.map(sessionRow));
+  const list = $('sessions');
+  let sessions;
+  try {
+    sessions = await api('GET', '/api/sessions' + (all ? '?all=true' : ''));
+  } catch (error) {
+    if (!(error instanceof ApiError)) {
+      // The node serving this page is gone (or the network): the list is as it was, and says so.
+      list.dataset.stale = list.dataset.stale || new Date().toLocaleTimeString();
+      throw new Error(`The gateway at ${location.host} is not answering: the list below is as it was at `
+        + `${list.dataset.stale}.`);
+    }
+    throw error;
+  }
+  delete list.dataset.stale;
+  list.replaceChildren(...sessions.map(sessionRow));
 }
 
 /** The address book as a tree: folders by path, indented by depth, filtered by the search box. */
 let book = null;
+let hasAddressBook = true;
 
 function renderBook() {
   const query = $('search').value.trim().toLowerCase();
@@ -548,12 +622,15 @@ async function refresh() {
   } catch (error) {
     status(error.message, true);
   }
+  if (!hasAddressBook) {
+    return; // asked only of a gateway that has one, so that the browser's console shows no 404 at every load
+  }
   try {
     book = await api('GET', '/api/addressbook');
     $('addressbook-section').hidden = book.folders.length === 0;
     renderBook();
   } catch (error) {
-    $('addressbook-section').hidden = true; // no address book on this node
+    $('addressbook-section').hidden = true;
   }
 }
 
@@ -601,6 +678,8 @@ async function start() {
     return;
   }
   await signIn(document.querySelector('form.token'), token => api('GET', '/api/sessions', undefined, token));
+  const offered = await fetch('/api/auth/status').then(response => response.json()).catch(() => ({}));
+  hasAddressBook = offered.addressbook !== false;
   const me = await api('GET', '/api/me').catch(() => ({role: 'viewer'}));
   isAdmin = me.role === 'admin'; // a person without admin rights sees no admin links, rather than a 403
   $('admin-link').hidden = !isAdmin;

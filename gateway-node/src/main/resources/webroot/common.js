@@ -151,7 +151,10 @@ export async function signIn(form, check) {
       offerSignIn(form);
     }
   }
-  return askToken(form, check, reason);
+  // A new window, tab or browser profile knows no token: the page keeps it in this tab's storage only (and gives it
+  // to this origin's other open tabs), never in a cookie, so that no other site's request can carry it.
+  return askToken(form, check, reason || (status.oidc_enabled ? null : 'This window has no token yet: a token '
+    + 'stays only in the tabs it was given to (never in a cookie), so a new window asks for it again.'));
 }
 
 /** The provider's sign-in, coming back to this very page. */

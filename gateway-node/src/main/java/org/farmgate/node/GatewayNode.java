@@ -33,6 +33,7 @@ import org.farmgate.node.api.ClusterApi;
 import org.farmgate.node.api.HealthApi;
 import org.farmgate.node.api.MeApi;
 import org.farmgate.node.api.PeopleApi;
+import org.farmgate.node.api.QuickConnectApi;
 import org.farmgate.node.api.ReportsApi;
 import org.farmgate.node.api.SessionsApi;
 import org.farmgate.node.api.SharesApi;
@@ -221,22 +222,25 @@ public final class GatewayNode {
         new HealthApi(config.nodeId(), new Readiness(agent, runtime, config.guacdHost() + ":" + config.guacdPort(),
                 addressBook == null ? null : addressBook.cache(), records, accountability.auditRequired()))
                 .mount(router);
-        new SessionsApi(creation, sessions, metrics, config.pendingTimeout().toSeconds(), clientAddresses)
-                .mount(router, auth);
+        SessionsApi sessionsApi = new SessionsApi(creation, sessions, metrics, config.pendingTimeout().toSeconds(),
+                clientAddresses);
+        sessionsApi.mount(router, auth);
         new ReportsApi(vertx, records).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new SharesApi(shares).mount(router, auth);
-        new MeApi(vertx, config.oidc().enabled(), tokens, logins).mount(router, auth);
+        new MeApi(vertx, config.oidc().enabled(), addressBook != null, tokens, logins).mount(router, auth);
         new PeopleApi(vertx, people).mount(router, auth);
         if (config.oidc().enabled()) {
             new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock, audit, clientAddresses, people)
                     .mount(router);
         }
         new ClusterApi(vertx, registry, agent, quota, strangers).mount(router, auth);
-        if (addressBook != null) {
-            new AddressBookApi(vertx, addressBook.cache(), creation,
-                    config.pendingTimeout().toSeconds(), clientAddresses).mount(router, auth);
+        AddressBookApi addressBookApi = addressBook == null ? null : new AddressBookApi(vertx, addressBook.cache(),
+                creation, config.pendingTimeout().toSeconds(), clientAddresses);
+        if (addressBookApi != null) {
+            addressBookApi.mount(router, auth);
         }
+        new QuickConnectApi(sessionsApi, addressBookApi, config.oidc().enabled()).mount(router, auth);
         this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), config.security(), auth, tickets, relayTickets,
                 host, directory, registry, guacd, new OriginPolicy(config.allowedOrigins()),
                 config.defaultTimezone().getId(), config.connections().stallTimeout(), shares, metrics);

@@ -238,17 +238,45 @@ class BrowserPagesTest {
         }
     }
 
-    @Test
-    void whenThePagesNodeDiesThePageSaysSo() throws Exception {
-        try (TestCluster cluster = TestCluster.start(2, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 2 ? "5000" : "100"));
+    /**
+     * A gateway node dies under a connected page: the page says whose fault it is and what to do, never that the
+     * remote machine cannot be reached (guacamole-common-js turns an abnormal close into "upstream not found"). The
+     * page is served by node 1, the session runs on node 2.
+     */
+    @ParameterizedTest(name = "{0} dies")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', textBlock = """
+            the page's node    | 1 | gateway-unreachable | is not answering: the gateway node serving this page may have stopped
+            the session's node | 2 | node-lost           | stopped, and the session was lost with it. The remote machine is not at fault.
+            """)
+    void whenAGatewayNodeDiesThePageSaysWhoseFaultItIs(String which, int dying, String reason, String says)
+            throws Exception {
+        try (TestCluster cluster = TestCluster.start(2, n -> Map.of("GW_MEMORY_BUDGET_MB", n == 2 ? "5000" : "100",
+                "GW_HEARTBEAT_MS", "500"));
                 HeadlessChromium chromium = new HeadlessChromium(1200, 800)) {
-            SessionInfo session = openThroughNodeOne(cluster, chromium);
+            openThroughNodeOne(cluster, chromium);
             assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000));
-            cluster.node(1).crash();
-            assertEquals("The connection to the gateway was lost.", chromium.awaitValue(
-                    "document.getElementById('overlay').hidden ? '' : document.getElementById('overlay-text')"
-                            + ".textContent", "The connection to the gateway was lost.", 20_000),
-                    "the page no longer stays 'connected' on a frozen screen");
+            cluster.node(dying).crash();
+            assertEquals(reason, chromium.awaitValue("document.body.dataset.error", reason, 45_000),
+                    () -> evaluate(chromium, "document.getElementById('overlay-text').textContent"));
+            String text = chromium.evaluate("document.getElementById('overlay-text').textContent");
+            assertTrue(text.contains(says), text);
+            assertTrue(!text.contains("cannot be reached at"), text);
+            chromium.screenshot(SHOTS.resolve("client-" + reason + ".png"));
+            if (dying == 1) {
+                chromium.evaluate("document.getElementById('overlay-close').click()");
+                assertEquals("true", chromium.awaitValue("String(document.getElementById('status').textContent"
+                        + ".includes('the list below is as it was at'))", "true", 10_000),
+                        () -> evaluate(chromium, "document.getElementById('status').textContent"));
+                assertTrue(!chromium.evaluate("document.getElementById('sessions').dataset.stale ?? ''").isEmpty());
+            }
+        }
+    }
+
+    private static String evaluate(HeadlessChromium chromium, String expression) {
+        try {
+            return chromium.evaluate(expression);
+        } catch (Exception e) {
+            return e.toString();
         }
     }
 
@@ -353,9 +381,10 @@ class BrowserPagesTest {
             TestNode carrier = cluster.nodes.stream().limit(2).filter(node -> relayHops(node) > 0).findFirst()
                     .orElseThrow();
             carrier.crash();
-            assertEquals("The connection to the gateway was lost.", chromium.awaitValue(
-                    "document.getElementById('overlay').hidden ? '' : document.getElementById('overlay-text')"
-                            + ".textContent", "The connection to the gateway was lost.", 20_000));
+            assertEquals("dropped", chromium.awaitValue("document.body.dataset.error", "dropped", 20_000),
+                    "the other node says the session still runs");
+            assertTrue(chromium.evaluate("document.getElementById('overlay-text').textContent").startsWith(
+                    "The connection to the gateway was lost; the session is still running."));
             chromium.screenshot(SHOTS.resolve("client-reconnect-countdown.png"));
             assertEquals("true", chromium.awaitValue("String(document.getElementById('overlay').hidden"
                     + " && document.body.dataset.state === 'connected')", "true", 30_000),

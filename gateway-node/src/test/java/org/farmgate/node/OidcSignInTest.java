@@ -337,6 +337,36 @@ class OidcSignInTest {
                 "the mapping deleted");
     }
 
+    /**
+     * A quick-connect link opened with the sign-in cookie: from another site (or a browser that does not say), the
+     * person is asked first, on a page whose link is of this site; from this site it opens; without a sign-in the
+     * person is sent to sign in and back.
+     */
+    @Test
+    void aQuickConnectLinkFromAnotherSiteAsksFirst() throws Exception {
+        Browser alice = new Browser();
+        alice.get(alice.signInAtProvider(node(1), "alice", "alice-pass"));
+        String path = "/api/connect?hostname=127.0.0.1&username=u";
+        for (Map<String, String> elsewhere : java.util.List.of(Map.of("Sec-Fetch-Site", "cross-site"),
+                Map.<String, String>of())) {
+            HttpResponse<String> asked = alice.get(node(1) + path, elsewhere);
+            assertEquals(200, asked.statusCode(), asked::body);
+            assertTrue(asked.body().contains("A link from another site asks to open a console to ssh://u@127.0.0.1")
+                    && asked.body().contains("href=\"" + path.replace("&", "&amp;") + "\""), asked::body);
+        }
+        HttpResponse<String> opened = alice.get(node(1) + path, Map.of("Sec-Fetch-Site", "same-origin"));
+        assertEquals(307, opened.statusCode(), opened::body);
+        String id = opened.headers().firstValue("Location").orElseThrow().substring("/client/".length());
+        assertEquals("alice", cluster.node(2).session(id).createdBy());
+        assertEquals(204, cluster.node(1).request("DELETE", "/api/sessions/" + id, TestNode.ADMIN, null)
+                .statusCode());
+
+        HttpResponse<String> stranger = new Browser().get(node(2) + path);
+        assertEquals(307, stranger.statusCode());
+        assertEquals("/auth/login?return=" + java.net.URLEncoder.encode(path, java.nio.charset.StandardCharsets.UTF_8),
+                stranger.headers().firstValue("Location").orElseThrow());
+    }
+
     /** The person of that id as an admin reads them, or null while their sign-in is not written yet. */
     private static JsonNode person(String id) throws Exception {
         HttpResponse<String> response = cluster.node(2).request("GET", "/api/users/" + id, TestNode.ADMIN, null);
@@ -483,8 +513,13 @@ class OidcSignInTest {
         }
 
         HttpResponse<String> get(String url) throws Exception {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            return get(url, Map.of());
+        }
+
+        HttpResponse<String> get(String url, Map<String, String> headers) throws Exception {
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20));
+            headers.forEach(request::header);
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         }
 
         HttpResponse<String> post(String url, String body, String csrf) throws Exception {

@@ -22,6 +22,7 @@ import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Json;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.Role;
+import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.model.addressbook.EntryInfo;
@@ -132,14 +133,24 @@ public final class AddressBookApi {
     }
 
     private void connect(RoutingContext ctx) {
-        Identity who = Authenticator.identity(ctx);
-        String scope = checked(() -> Names.checkScope(ctx.pathParam("scope")));
-        String path = checked(() -> Names.checkPath(ctx.pathParam("folder")));
-        String name = checked(() -> Names.checkName("entry name", ctx.pathParam("entry")));
         String raw = ctx.body().asString();
         ObjectNode body = raw == null || raw.isBlank() ? Json.mapper().createObjectNode() : object(ctx);
+        connectEntry(ctx, ctx.pathParam("scope"), ctx.pathParam("folder"), ctx.pathParam("entry"), body)
+                .onFailure(ctx::fail).onSuccess(info -> Responses.json(ctx, 201, info));
+    }
+
+    /**
+     * A session to an entry, for the caller, where its groups allow: what this route and a quick-connect link make.
+     * {@code body} may give the display's size and the credentials the entry leaves open.
+     */
+    Future<SessionInfo> connectEntry(RoutingContext ctx, String scopeName, String folderPath, String entryName,
+            ObjectNode body) {
+        Identity who = Authenticator.identity(ctx);
+        String scope = checked(() -> Names.checkScope(scopeName));
+        String path = checked(() -> Names.checkPath(folderPath));
+        String name = checked(() -> Names.checkName("entry name", entryName));
         JsonBody.onlyFields(body, List.of("width", "height", "dpi", "username", "password", "domain"));
-        book().compose(book -> {
+        return book().compose(book -> {
             Folder folder = book.folder(scope, path).filter(f -> FolderAccess.allows(who, f, book))
                     .orElseThrow(() -> new NotFoundException("no folder '" + path + "'"));
             EntryInfo entry = folder.entries().stream().filter(e -> e.name().equals(name)).findFirst()
@@ -162,11 +173,9 @@ public final class AddressBookApi {
             Object displayName = entry.fields().get("display_name");
             return sessions.createFromEntry(who, publicSpec, overrides, new Origin(addresses.of(ctx.request()),
                     new EntryRef(scope, path, name), displayName == null ? null : displayName.toString()));
-        }).onFailure(ctx::fail).onSuccess(info -> {
+        }).onSuccess(info -> {
             AuditedCalls.target(ctx, info.sessionId());
-            ctx.response().putHeader("Set-Cookie", SessionsApi.ROUTE_COOKIE + "=" + info.nodeId() + "; Path="
-                    + info.wsUrl() + "; Max-Age=" + routeCookieSeconds + "; HttpOnly; SameSite=Lax");
-            Responses.json(ctx, 201, info);
+            SessionsApi.routeHint(ctx, info, routeCookieSeconds);
         });
     }
 

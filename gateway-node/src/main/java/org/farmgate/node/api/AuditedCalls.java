@@ -25,13 +25,15 @@ public final class AuditedCalls {
 
     private static final String TARGET = "farmgate.audit.target";
     private static final String DETAIL = "farmgate.audit.detail";
+    private static final String NOTHING_DONE = "farmgate.audit.nothing-done";
 
     private record Call(HttpMethod method, Pattern path, String action) {
     }
 
-    /** By method: most API calls are reads, which none of these but one are, and need no pattern tried. */
+    /** By method: most API calls are reads, which none of these but two are, and need no pattern tried. */
     private static final Map<HttpMethod, List<Call>> CALLS = Stream.of(
             call(HttpMethod.POST, "/api/sessions", "session.create"),
+            call(HttpMethod.GET, "/api/connect", "session.create"),
             call(HttpMethod.DELETE, "/api/sessions/([^/]+)", "session.delete"),
             call(HttpMethod.POST, "/api/sessions/([^/]+)/shares", "share.create"),
             call(HttpMethod.DELETE, "/api/sessions/([^/]+/shares/[^/]+)", "share.revoke"),
@@ -86,7 +88,15 @@ public final class AuditedCalls {
         ctx.put(DETAIL, detail);
     }
 
+    /** The call, answered without doing what its route does (a page that asks to confirm): not an event. */
+    public static void nothingDone(RoutingContext ctx) {
+        ctx.put(NOTHING_DONE, true);
+    }
+
     private void recordEnd(RoutingContext ctx) {
+        if (ctx.get(NOTHING_DONE) != null) {
+            return;
+        }
         int status = ctx.response().getStatusCode();
         String path = ctx.normalizedPath();
         HttpMethod method = ctx.request().method();

@@ -22,26 +22,28 @@ import org.farmgate.node.http.Responses;
 
 /**
  * Who the caller is, for the pages ({@code /api/me}, with the CSRF token a signed-in page must repeat); whether
- * people sign in here ({@code /api/auth/status}, as rustguac answers it); a person's own API tokens, never above
- * their role; and an admin's way to end a person's logins on every node.
+ * people sign in here, as rustguac answers it, and whether there is an address book ({@code /api/auth/status}); a
+ * person's own API tokens, never above their role; and an admin's way to end a person's logins on every node.
  */
 public final class MeApi {
 
     private final Vertx vertx;
     private final boolean signInEnabled;
+    private final boolean addressBook;
     private final TokenService tokens;
     private final LoginSessions logins;
 
-    public MeApi(Vertx vertx, boolean signInEnabled, TokenService tokens, LoginSessions logins) {
+    public MeApi(Vertx vertx, boolean signInEnabled, boolean addressBook, TokenService tokens, LoginSessions logins) {
         this.vertx = vertx;
         this.signInEnabled = signInEnabled;
+        this.addressBook = addressBook;
         this.tokens = tokens;
         this.logins = logins;
     }
 
     public void mount(Router router, Authenticator auth) {
         router.get("/api/auth/status").handler(ctx -> Responses.json(ctx, 200, Map.of("oidc_enabled", signInEnabled,
-                "site_title", "farmgate")));
+                "site_title", "farmgate", "addressbook", addressBook)));
         router.get("/api/me").handler(auth.require(Role.VIEWER)).handler(this::me);
         router.post("/api/me/tokens").handler(auth.require(Role.VIEWER)).handler(this::personalToken);
         router.delete("/api/people/:id/logins").handler(auth.require(Role.ADMIN)).handler(this::endLogins);

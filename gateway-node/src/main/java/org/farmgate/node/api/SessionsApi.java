@@ -47,23 +47,30 @@ public final class SessionsApi {
     }
 
     private void create(RoutingContext ctx) {
-        Identity caller = Authenticator.identity(ctx);
+        createAdHoc(ctx, ctx.body().asString()).onFailure(ctx::fail)
+                .onSuccess(info -> Responses.json(ctx, 201, info));
+    }
+
+    /** An ad hoc session from a JSON body, for the caller: what this route and a quick-connect link make. */
+    Future<SessionInfo> createAdHoc(RoutingContext ctx, String body) {
         Future<SessionInfo> created;
         try {
-            created = creation.create(caller, parser.parse(ctx.body().asString()),
+            created = creation.create(Authenticator.identity(ctx), parser.parse(body),
                     Origin.adHoc(addresses.of(ctx.request())));
         } catch (GatewayException e) {
             created = Future.failedFuture(e);
         }
-        created.onComplete(result -> metrics.created(SessionCreation.outcome(result.cause())))
+        return created.onComplete(result -> metrics.created(SessionCreation.outcome(result.cause())))
                 .onSuccess(info -> {
                     AuditedCalls.target(ctx, info.sessionId());
-                    // The routing hint: a load balancer that reads it sends this session's WebSocket to its node.
-                    ctx.response().putHeader("Set-Cookie", ROUTE_COOKIE + "=" + info.nodeId() + "; Path="
-                            + info.wsUrl() + "; Max-Age=" + routeCookieSeconds + "; HttpOnly; SameSite=Lax");
-                    Responses.json(ctx, 201, info);
-                })
-                .onFailure(ctx::fail);
+                    routeHint(ctx, info, routeCookieSeconds);
+                });
+    }
+
+    /** The routing hint: a load balancer that reads it sends this session's WebSocket to its node. */
+    static void routeHint(RoutingContext ctx, SessionInfo info, long seconds) {
+        ctx.response().putHeader("Set-Cookie", ROUTE_COOKIE + "=" + info.nodeId() + "; Path=" + info.wsUrl()
+                + "; Max-Age=" + seconds + "; HttpOnly; SameSite=Lax");
     }
 
     private void list(RoutingContext ctx) {

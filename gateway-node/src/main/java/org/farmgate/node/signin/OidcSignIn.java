@@ -31,6 +31,7 @@ import org.farmgate.node.auth.LoginSessions;
 import org.farmgate.node.auth.Secrets;
 import org.farmgate.node.config.OidcSettings;
 import org.farmgate.node.http.ClientAddresses;
+import org.farmgate.node.http.Pages;
 import org.farmgate.node.people.People;
 import org.farmgate.node.people.Standing;
 import org.farmgate.router.store.SharedMap;
@@ -298,30 +299,8 @@ public final class OidcSignIn {
         return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
-    /** A plain page for a person (not an API caller): what happened, and a way on. */
     private static void page(RoutingContext ctx, int status, String title, String text) {
-        String html = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + escape(title)
-                + "</title><link rel=\"stylesheet\" href=\"/app.css\"></head><body><header><h1>farmgate</h1></header>"
-                + "<main><h2 id=\"problem\">" + escape(title) + "</h2><p id=\"detail\">" + escape(text)
-                + "</p><p><a href=\"/auth/login\">Sign in again</a> · <a href=\"/\">Back to the start</a></p>"
-                + "</main></body></html>";
-        ctx.response().setStatusCode(status).putHeader("Content-Type", "text/html; charset=utf-8")
-                .putHeader("Cache-Control", "no-store").end(html);
-    }
-
-    private static String escape(String text) {
-        StringBuilder out = new StringBuilder(text.length());
-        for (char c : text.toCharArray()) {
-            switch (c) {
-                case '<' -> out.append("&lt;");
-                case '>' -> out.append("&gt;");
-                case '&' -> out.append("&amp;");
-                case '"' -> out.append("&quot;");
-                case '\'' -> out.append("&#39;");
-                default -> out.append(c);
-            }
-        }
-        return out.toString();
+        Pages.show(ctx, status, title, text);
     }
 
     private <T> Future<T> await(CompletionStage<T> stage) {
