@@ -44,6 +44,10 @@ function target(session) {
 async function connect(session, again, watch) {
   leave();
   view.hidden = false;
+  if (!await bannerAccepted(session, watch)) {
+    view.hidden = true;
+    return;
+  }
   const {ticket} = watch || await api('POST', '/api/ws-ticket');
   document.body.dataset.watch = watch ? (watch.readOnly ? 'read-only' : 'collaborative') : '';
   $('sharing').hidden = Boolean(watch);
@@ -308,6 +312,33 @@ function warnShutdown(seconds) {
     }
     show();
   }, 1000);
+}
+
+/**
+ * The site's notice, accepted once per session in this tab before the session starts; the acceptance of someone
+ * signed in or holding a token goes to the audit log (a watcher has no identity there).
+ */
+function bannerAccepted(session, watch) {
+  const key = 'farmgate.banner.' + session.session_id;
+  if (!siteBanner || sessionStorage.getItem(key)) {
+    return Promise.resolve(true);
+  }
+  $('banner-text').textContent = siteBanner;
+  $('banner').hidden = false;
+  return new Promise(resolve => {
+    $('banner-accept').onclick = () => {
+      $('banner').hidden = true;
+      sessionStorage.setItem(key, 'accepted');
+      if (!watch) {
+        api('POST', `/api/sessions/${session.session_id}/banner/accept`).catch(() => {});
+      }
+      resolve(true);
+    };
+    $('banner-leave').onclick = () => {
+      $('banner').hidden = true;
+      resolve(false);
+    };
+  });
 }
 
 /**
@@ -582,6 +613,8 @@ async function refreshSessions() {
 /** The address book as a tree: folders by path, indented by depth, filtered by the search box. */
 let book = null;
 let hasAddressBook = true;
+/** The site's notice before each session (GW_SESSION_BANNER), or null. */
+let siteBanner = null;
 
 function renderBook() {
   const query = $('search').value.trim().toLowerCase();
@@ -672,14 +705,15 @@ function startWatching(token) {
 }
 
 async function start() {
+  const offered = await fetch('/api/auth/status').then(response => response.json()).catch(() => ({}));
+  hasAddressBook = offered.addressbook !== false;
+  siteBanner = offered.banner || null;
   const shared = fragmentParam('share');
   if (shared) {
     startWatching(shared);
     return;
   }
   await signIn(document.querySelector('form.token'), token => api('GET', '/api/sessions', undefined, token));
-  const offered = await fetch('/api/auth/status').then(response => response.json()).catch(() => ({}));
-  hasAddressBook = offered.addressbook !== false;
   const me = await api('GET', '/api/me').catch(() => ({role: 'viewer'}));
   isAdmin = me.role === 'admin'; // a person without admin rights sees no admin links, rather than a 403
   $('admin-link').hidden = !isAdmin;

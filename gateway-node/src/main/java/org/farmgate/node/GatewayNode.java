@@ -223,12 +223,13 @@ public final class GatewayNode {
                 addressBook == null ? null : addressBook.cache(), records, accountability.auditRequired()))
                 .mount(router);
         SessionsApi sessionsApi = new SessionsApi(creation, sessions, metrics, config.pendingTimeout().toSeconds(),
-                clientAddresses);
+                clientAddresses, config.sessionBanner());
         sessionsApi.mount(router, auth);
         new ReportsApi(vertx, records).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
         new SharesApi(shares).mount(router, auth);
-        new MeApi(vertx, config.oidc().enabled(), addressBook != null, tokens, logins).mount(router, auth);
+        new MeApi(vertx, config.oidc().enabled(), addressBook != null, config.sessionBanner(), tokens,
+                logins).mount(router, auth);
         new PeopleApi(vertx, people).mount(router, auth);
         if (config.oidc().enabled()) {
             new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock, audit, clientAddresses, people)

@@ -35,6 +35,7 @@ public final class AuditedCalls {
             call(HttpMethod.POST, "/api/sessions", "session.create"),
             call(HttpMethod.GET, "/api/connect", "session.create"),
             call(HttpMethod.DELETE, "/api/sessions/([^/]+)", "session.delete"),
+            call(HttpMethod.POST, "/api/sessions/([^/]+)/banner/accept", "session.banner_accept"),
             call(HttpMethod.POST, "/api/sessions/([^/]+)/shares", "share.create"),
             call(HttpMethod.DELETE, "/api/sessions/([^/]+/shares/[^/]+)", "share.revoke"),
             call(HttpMethod.POST, "/api/share-ticket", "share.redeem"),

@@ -30,10 +30,13 @@ public final class MeApi {
     private final Vertx vertx;
     private final boolean signInEnabled;
     private final boolean addressBook;
+    private final String banner;
     private final TokenService tokens;
     private final LoginSessions logins;
 
-    public MeApi(Vertx vertx, boolean signInEnabled, boolean addressBook, TokenService tokens, LoginSessions logins) {
+    public MeApi(Vertx vertx, boolean signInEnabled, boolean addressBook, String banner, TokenService tokens,
+            LoginSessions logins) {
+        this.banner = banner;
         this.vertx = vertx;
         this.signInEnabled = signInEnabled;
         this.addressBook = addressBook;
@@ -42,8 +45,14 @@ public final class MeApi {
     }
 
     public void mount(Router router, Authenticator auth) {
-        router.get("/api/auth/status").handler(ctx -> Responses.json(ctx, 200, Map.of("oidc_enabled", signInEnabled,
-                "site_title", "farmgate", "addressbook", addressBook)));
+        router.get("/api/auth/status").handler(ctx -> {
+            Map<String, Object> status = new LinkedHashMap<>();
+            status.put("oidc_enabled", signInEnabled);
+            status.put("site_title", "farmgate");
+            status.put("addressbook", addressBook);
+            status.put("banner", banner);
+            Responses.json(ctx, 200, status);
+        });
         router.get("/api/me").handler(auth.require(Role.VIEWER)).handler(this::me);
         router.post("/api/me/tokens").handler(auth.require(Role.VIEWER)).handler(this::personalToken);
         router.delete("/api/people/:id/logins").handler(auth.require(Role.ADMIN)).handler(this::endLogins);

@@ -3,6 +3,8 @@ package org.farmgate.node.api;
 import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.HashMap;
+import java.util.Map;
 import org.farmgate.error.GatewayException;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.error.NotFoundException;
@@ -29,9 +31,12 @@ public final class SessionsApi {
     private final long routeCookieSeconds;
     private final SessionRequestParser parser = new SessionRequestParser();
     private final ClientAddresses addresses;
+    private final String banner;
 
+    /** @param banner the site's notice a person accepts before each session, null for none */
     public SessionsApi(SessionCreation creation, SessionService sessions, NodeMetrics metrics,
-            long routeCookieSeconds, ClientAddresses addresses) {
+            long routeCookieSeconds, ClientAddresses addresses, String banner) {
+        this.banner = banner;
         this.addresses = addresses;
         this.creation = creation;
         this.sessions = sessions;
@@ -43,6 +48,9 @@ public final class SessionsApi {
         router.post("/api/sessions").handler(auth.require(Role.POWERUSER)).handler(this::create);
         router.get("/api/sessions").handler(auth.require(Role.VIEWER)).handler(this::list);
         router.get("/api/sessions/:id").handler(auth.require(Role.VIEWER)).handler(this::get);
+        router.get("/api/sessions/:id/banner").handler(auth.require(Role.VIEWER)).handler(this::banner);
+        router.post("/api/sessions/:id/banner/accept").handler(auth.require(Role.VIEWER))
+                .handler(this::acceptBanner);
         router.delete("/api/sessions/:id").handler(auth.require(Role.VIEWER)).handler(this::delete);
     }
 
@@ -83,14 +91,28 @@ public final class SessionsApi {
     }
 
     private void get(RoutingContext ctx) {
+        visible(ctx).onFailure(ctx::fail).onSuccess(info -> Responses.json(ctx, 200, info));
+    }
+
+    /** The session, where the caller may see it (theirs, or any for an admin); a 404 otherwise. */
+    private Future<SessionInfo> visible(RoutingContext ctx) {
         String id = ctx.pathParam("id");
-        sessions.get(Authenticator.identity(ctx), id).onFailure(ctx::fail).onSuccess(info -> {
-            if (info.isEmpty()) {
-                ctx.fail(new NotFoundException("no session " + id));
-            } else {
-                Responses.json(ctx, 200, info.get());
-            }
+        return sessions.get(Authenticator.identity(ctx), id).map(info -> info.orElseThrow(
+                () -> new NotFoundException("no session " + id)));
+    }
+
+    /** rustguac's: the notice to accept before the session starts, {@code {"banner": null}} when there is none. */
+    private void banner(RoutingContext ctx) {
+        visible(ctx).onFailure(ctx::fail).onSuccess(info -> {
+            Map<String, Object> body = new HashMap<>();
+            body.put("banner", banner);
+            Responses.json(ctx, 200, body);
         });
+    }
+
+    /** The person accepted the notice, before this session: an audit event, so that it can be shown later. */
+    private void acceptBanner(RoutingContext ctx) {
+        visible(ctx).onFailure(ctx::fail).onSuccess(info -> Responses.noContent(ctx));
     }
 
     private void delete(RoutingContext ctx) {

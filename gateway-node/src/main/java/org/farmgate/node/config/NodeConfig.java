@@ -46,7 +46,8 @@ public record NodeConfig(
         ShareSettings shares,
         DriveSettings drives,
         OidcSettings oidc,
-        AccountabilitySettings records) {
+        AccountabilitySettings records,
+        String sessionBanner) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
@@ -85,7 +86,27 @@ public record NodeConfig(
                 ShareSettings.from(source),
                 DriveSettings.from(source),
                 OidcSettings.from(source),
-                AccountabilitySettings.from(source, nodeId, cluster.hasPeers()));
+                AccountabilitySettings.from(source, nodeId, cluster.hasPeers()),
+                sessionBanner(source));
+    }
+
+    /**
+     * The site's notice a person accepts before each session starts (rustguac's banner, for the whole site):
+     * text, line breaks allowed, no other control character, at most 4000 characters; null for none.
+     */
+    private static String sessionBanner(ConfigSource source) {
+        String banner = source.string("GW_SESSION_BANNER", null);
+        if (banner == null || banner.isBlank()) {
+            return null;
+        }
+        if (banner.length() > 4000) {
+            throw new ConfigException("GW_SESSION_BANNER must be at most 4000 characters, got " + banner.length());
+        }
+        if (banner.chars().anyMatch(c -> Character.isISOControl(c) && c != '\n' && c != '\r' && c != '\t')) {
+            throw new ConfigException("GW_SESSION_BANNER must be text: no control characters but line breaks and "
+                    + "tabs");
+        }
+        return banner.strip();
     }
 
     /** Names the admin token's presence, never its value. */
