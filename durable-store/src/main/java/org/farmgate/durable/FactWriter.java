@@ -40,28 +40,39 @@ final class FactWriter {
         this.statements = statements;
     }
 
+    /** Writes facts that may have been written before (from the spool, or again after a failure). */
     void write(Connection connection, List<Fact> facts) throws SQLException {
+        write(connection, facts, false);
+    }
+
+    /**
+     * @param firstTry the facts were never given to the database before (a batch taken from memory, whose first
+     *     commit this is): no audit event of theirs can be in the log, so the log is not asked
+     */
+    void write(Connection connection, List<Fact> facts, boolean firstTry) throws SQLException {
         List<AuditEvent> audit = new ArrayList<>();
+        DailyTotals totals = new DailyTotals();
         for (Fact fact : facts) {
             if (fact instanceof AuditEvent event) {
                 audit.add(event);
             } else {
-                writeHistory(connection, fact);
+                writeHistory(connection, fact, totals);
             }
         }
+        totals.write(connection, statements);
         if (!audit.isEmpty()) {
-            append(connection, audit);
+            append(connection, audit, firstTry);
         }
     }
 
-    private void writeHistory(Connection connection, Fact fact) throws SQLException {
+    private void writeHistory(Connection connection, Fact fact, DailyTotals totals) throws SQLException {
         if (fact instanceof Fact.SessionOpened opened) {
-            insert(connection, opened.row());
+            insert(connection, opened.row(), totals);
         } else if (fact instanceof Fact.SessionAttached attached) {
             update(connection, "UPDATE session_history SET status = 'active' WHERE session_id = ? "
                     + "AND ended_at IS NULL", attached.sessionId());
         } else if (fact instanceof Fact.SessionClosed closed) {
-            close(connection, closed);
+            close(connection, closed, totals);
         } else if (fact instanceof Fact.WatcherJoined joined) {
             int inserted = update(connection, "INSERT INTO watcher_history (join_id, session_id, watcher_name, "
                     + "share_id, read_only, joined_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -75,7 +86,7 @@ final class FactWriter {
             update(connection, "UPDATE watcher_history SET left_at = ?, leave_reason = ? WHERE join_id = ? "
                     + "AND left_at IS NULL", left.leftAt(), left.reason(), left.joinId());
         } else if (fact instanceof Fact.NodeRestarted restarted) {
-            closeLeftOpen(connection, restarted);
+            closeLeftOpen(connection, restarted, totals);
         } else if (fact instanceof Fact.TokenRevoked revoked) {
             update(connection, "UPDATE api_tokens SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS "
                     + "NULL", revoked.at(), revoked.by(), revoked.tokenId());
@@ -101,30 +112,31 @@ final class FactWriter {
         }
     }
 
-    private void insert(Connection connection, SessionRow row) throws SQLException {
+    private void insert(Connection connection, SessionRow row, DailyTotals totals) throws SQLException {
         int inserted = update(connection, INSERT_ROW, row.sessionId(), row.sessionType(), row.hostname(), row.port(),
                 row.username(), row.createdBy(), row.entry(), row.folder(), row.displayName(), row.startedAt(),
                 row.status(), row.ownerId(), row.createdByEmail(), row.nodeId(), row.clientAddress());
         if (inserted > 0) {
-            rollUp(connection, new OpenRow(row.sessionId(), row.startedAt(), row.createdBy(), row.sessionType(),
+            totals.add(new OpenRow(row.sessionId(), row.startedAt(), row.createdBy(), row.sessionType(),
                     row.nodeId()), 1, 0);
         }
     }
 
     /** Closes the row; one whose opening never landed (its node died with it in memory) is written first. */
-    private void close(Connection connection, Fact.SessionClosed closed) throws SQLException {
+    private void close(Connection connection, Fact.SessionClosed closed, DailyTotals totals) throws SQLException {
         SessionRow row = closed.row();
         OpenRow open = new OpenRow(row.sessionId(), row.startedAt(), row.createdBy(), row.sessionType(),
                 row.nodeId());
-        if (closeRow(connection, open, closed) == 0 && !exists(connection, row.sessionId())) {
-            insert(connection, row);
-            closeRow(connection, open, closed);
+        if (closeRow(connection, open, closed, totals) == 0 && !exists(connection, row.sessionId())) {
+            insert(connection, row, totals);
+            closeRow(connection, open, closed, totals);
         }
     }
 
-    private int closeRow(Connection connection, OpenRow open, Fact.SessionClosed closed) throws SQLException {
+    private int closeRow(Connection connection, OpenRow open, Fact.SessionClosed closed, DailyTotals totals)
+            throws SQLException {
         return closeRow(connection, open, closed.endedAt(), closed.status(), closed.endReason(), closed.endedBy(),
-                closed.endDetail(), closed.bytesToClient(), closed.bytesFromClient());
+                closed.endDetail(), closed.bytesToClient(), closed.bytesFromClient(), totals);
     }
 
     private boolean exists(Connection connection, String sessionId) throws SQLException {
@@ -143,12 +155,12 @@ final class FactWriter {
      * whoever closes it (its node, the coordinator that saw the node go, the node started again, the sweep).
      */
     int closeRow(Connection connection, OpenRow open, Instant endedAt, String status, String reason, String by,
-            String detail, Long toClient, Long fromClient) throws SQLException {
+            String detail, Long toClient, Long fromClient, DailyTotals totals) throws SQLException {
         long seconds = Math.max(0, Duration.between(open.startedAt(), endedAt).toSeconds());
         int closed = update(connection, CLOSE_ROW, endedAt, seconds, status, reason, by, detail, toClient,
                 fromClient, open.sessionId());
         if (closed > 0) {
-            rollUp(connection, open, 0, seconds);
+            totals.add(open, 0, seconds);
             // watchers leave with the session they watched
             update(connection, "UPDATE watcher_history SET left_at = ?, leave_reason = 'the session ended' "
                     + "WHERE session_id = ? AND left_at IS NULL", endedAt, open.sessionId());
@@ -170,32 +182,21 @@ final class FactWriter {
         return out;
     }
 
-    /** The day's totals of the row's creator and protocol: one more session, or its time once it closed. */
-    private void rollUp(Connection connection, OpenRow row, int sessions, long seconds) throws SQLException {
-        LocalDate day = LocalDate.ofInstant(row.startedAt(), ZoneOffset.UTC);
-        String add = "UPDATE history_daily SET sessions = sessions + ?, seconds = seconds + ?, last_started = "
-                + "GREATEST(last_started, ?) WHERE on_day = ? AND created_by = ? AND session_type = ?";
-        if (update(connection, add, sessions, seconds, row.startedAt(), day, row.createdBy(), row.sessionType()) > 0) {
-            return;
-        }
-        // the day's first: made (another node's writer may make it at once: then nothing happens here), then added to
-        update(connection, "INSERT INTO history_daily (on_day, created_by, session_type, sessions, seconds, "
-                + "last_started) VALUES (?, ?, ?, 0, 0, ?) ON CONFLICT DO NOTHING", day, row.createdBy(),
-                row.sessionType(), row.startedAt());
-        update(connection, add, sessions, seconds, row.startedAt(), day, row.createdBy(), row.sessionType());
-    }
-
     /** The rows a node left open before it started again: it holds none of those sessions. */
-    private void closeLeftOpen(Connection connection, Fact.NodeRestarted restarted) throws SQLException {
+    private void closeLeftOpen(Connection connection, Fact.NodeRestarted restarted, DailyTotals totals)
+            throws SQLException {
         for (OpenRow open : openRows(connection, "node_id = ? AND started_at < ?", restarted.nodeId(),
                 restarted.startedAt())) {
             closeRow(connection, open, restarted.startedAt(), "lost", "lost", null, "its node "
-                    + restarted.nodeId() + " stopped and started again", null, null);
+                    + restarted.nodeId() + " stopped and started again", null, null, totals);
         }
     }
 
-    /** Appends to the chain the events it does not hold yet, in order. */
-    private void append(Connection connection, List<AuditEvent> events) throws SQLException {
+    /**
+     * Appends to the chain the events it does not hold yet, in order, in one round trip for the rows. Events the
+     * database may have seen before are looked up first; a first try's are not (twice in one batch is caught here).
+     */
+    private void append(Connection connection, List<AuditEvent> events, boolean firstTry) throws SQLException {
         long seq;
         String hash;
         try (PreparedStatement head = prepare(connection, "SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE");
@@ -206,24 +207,28 @@ final class FactWriter {
             seq = row.getLong(1);
             hash = row.getString(2);
         }
-        boolean appended = false;
-        Set<String> held = held(connection, events);
-        for (AuditEvent event : events) {
-            if (!held.add(event.eventId())) {
-                continue; // written by an earlier try of this batch, or twice in it
+        Set<String> held = firstTry ? new HashSet<>() : held(connection, events);
+        try (PreparedStatement insert = prepare(connection, "INSERT INTO audit_log (seq, event_id, at, action, "
+                + "outcome, actor_id, actor_name, actor_role, client_address, target, detail, node_id, prev_hash, "
+                + "hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            boolean appended = false;
+            for (AuditEvent event : events) {
+                if (!held.add(event.eventId())) {
+                    continue; // written by an earlier try of this batch, or twice in it
+                }
+                seq++;
+                String next = AuditChain.hash(seq, event, hash);
+                statements.bind(insert, seq, event.eventId(), event.at(), event.action(), event.outcome(),
+                        event.actorId(), event.actorName(), event.actorRole(), event.clientAddress(), event.target(),
+                        event.detail(), event.nodeId(), hash, next);
+                insert.addBatch();
+                hash = next;
+                appended = true;
             }
-            seq++;
-            String next = AuditChain.hash(seq, event, hash);
-            update(connection, "INSERT INTO audit_log (seq, event_id, at, action, outcome, actor_id, actor_name, "
-                    + "actor_role, client_address, target, detail, node_id, prev_hash, hash) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", seq, event.eventId(), event.at(),
-                    event.action(), event.outcome(), event.actorId(), event.actorName(), event.actorRole(),
-                    event.clientAddress(), event.target(), event.detail(), event.nodeId(), hash, next);
-            hash = next;
-            appended = true;
-        }
-        if (appended) {
-            update(connection, "UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1", seq, hash);
+            if (appended) {
+                insert.executeBatch();
+                update(connection, "UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1", seq, hash);
+            }
         }
     }
 
@@ -239,6 +244,10 @@ final class FactWriter {
             }
         }
         return out;
+    }
+
+    void writeTotals(Connection connection, DailyTotals totals) throws SQLException {
+        totals.write(connection, statements);
     }
 
     private int update(Connection connection, String sql, Object... values) throws SQLException {

@@ -30,12 +30,14 @@ final class Maintenance {
 
     int closeOrphans(Connection connection, Set<String> liveNodes, Instant before, Instant now) throws SQLException {
         int closed = 0;
+        DailyTotals totals = new DailyTotals();
         for (FactWriter.OpenRow open : statements.openRows(connection, "started_at < ?", before)) {
             if (!liveNodes.contains(open.nodeId())) {
                 closed += statements.closeRow(connection, open, Fact.micros(now), "lost", "lost", null, "its node "
-                        + open.nodeId() + " left the cluster", null, null);
+                        + open.nodeId() + " left the cluster", null, null, totals);
             }
         }
+        statements.writeTotals(connection, totals);
         connection.commit();
         return closed;
     }

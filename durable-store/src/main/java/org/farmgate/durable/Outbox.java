@@ -114,7 +114,7 @@ final class Outbox implements AutoCloseable {
             memory.drainTo(batch, BATCH - batch.size());
         }
         try {
-            write(batch);
+            write(batch, true);
         } catch (SQLException e) {
             away(e);
             keep(batch);
@@ -133,7 +133,7 @@ final class Outbox implements AutoCloseable {
         }
         Spool.Batch batch = spool.peek(BATCH);
         try {
-            write(batch.facts());
+            write(batch.facts(), false);
             spool.advance(batch);
             spooledBytes = spool.waiting();
             if (!databaseUp) {
@@ -153,9 +153,9 @@ final class Outbox implements AutoCloseable {
      * written again fact by fact, so that one bad fact cannot hold back every other: that one is dropped, logged and
      * counted.
      */
-    private void write(List<Fact> batch) throws SQLException {
+    private void write(List<Fact> batch, boolean firstTry) throws SQLException {
         try {
-            commit(batch);
+            commit(batch, firstTry);
         } catch (SQLException e) {
             if (isAway(e) || batch.size() == 1) {
                 if (!isAway(e)) {
@@ -167,7 +167,7 @@ final class Outbox implements AutoCloseable {
                 throw e;
             }
             for (Fact fact : batch) {
-                write(List.of(fact));
+                write(List.of(fact), false);
             }
         }
     }
@@ -188,13 +188,14 @@ final class Outbox implements AutoCloseable {
                 || kind.equals("XX") || kind.equals("HY") || kind.equals("90"); // H2's connection and file errors
     }
 
-    private void commit(List<Fact> batch) throws SQLException {
+    /** @param firstTry the batch was never given to the database before: see {@link FactWriter#write} */
+    private void commit(List<Fact> batch, boolean firstTry) throws SQLException {
         if (batch.isEmpty()) {
             return;
         }
         try (Connection connection = database.connect()) {
             try {
-                writer.write(connection, batch);
+                writer.write(connection, batch, firstTry);
                 connection.commit();
             } catch (SQLException | RuntimeException e) {
                 rollback(connection);

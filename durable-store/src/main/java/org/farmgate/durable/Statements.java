@@ -35,7 +35,8 @@ final class Statements {
         }
     }
 
-    private static void bind(PreparedStatement statement, Object... values) throws SQLException {
+    /** Binds a statement's parameters: for {@link #prepare}, and for one more row of a batch ({@code addBatch}). */
+    void bind(PreparedStatement statement, Object... values) throws SQLException {
         for (int i = 0; i < values.length; i++) {
             Object value = values[i];
             int at = i + 1;
