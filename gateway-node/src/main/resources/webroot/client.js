@@ -1,6 +1,6 @@
 import Guacamole from './vendor/guacamole-common.js';
 import {ApiError, api, element, fragmentParam, signIn} from './common.js';
-import {statusText} from './status-text.js';
+import {hostKeyChangedText, statusText} from './status-text.js';
 import {US_KEYBOARD} from './osk-layout.js';
 
 const $ = id => document.getElementById(id);
@@ -44,7 +44,7 @@ function target(session) {
 async function connect(session, again, watch) {
   leave();
   view.hidden = false;
-  if (!await bannerAccepted(session, watch)) {
+  if (!await bannerAccepted(session, watch) || !await hostKeyConfirmed(session, watch)) {
     view.hidden = true;
     return;
   }
@@ -80,6 +80,9 @@ async function connect(session, again, watch) {
     }
     document.body.dataset.error = code;
     showOverlay(statusText(code, message, target(session)), `status ${code}: ${message}`, state);
+    if (code === 512 && session.session_type === 'ssh' && !watch) {
+      explainHostKey(session, code, message, state);
+    }
   };
   tunnel.onerror = error => fail(error.code, error.message);
   client.onerror = error => fail(error.code, error.message);
@@ -336,6 +339,52 @@ function bannerAccepted(session, watch) {
     };
     $('banner-leave').onclick = () => {
       $('banner').hidden = true;
+      resolve(false);
+    };
+  });
+}
+
+/**
+ * guacd says no more than "Aborted. See logs." when an SSH server's key is not the one it was given: the gateway is
+ * asked to read the key the server shows now, and when it is another than the trusted one the page says so.
+ */
+async function explainHostKey(session, code, message, state) {
+  const check = await api('GET', `/api/sessions/${session.session_id}/host-key?check=true`).catch(() => null);
+  if (current === state && check && check.host_key && check.matches_trusted === false) {
+    document.body.dataset.error = 'host-key';
+    showOverlay(hostKeyChangedText(target(session), check.host_key.fingerprint, check.shown.fingerprint),
+      `status ${code}: ${message}`, state);
+    $('overlay-reconnect').hidden = true; // a new session would be refused the same way
+  }
+}
+
+/**
+ * An SSH session whose creation trusted its target's host key for the first time shows the key's fingerprint before
+ * it starts, once per session in this tab; leaving ends the session. A watcher is not asked (the owner was).
+ */
+async function hostKeyConfirmed(session, watch) {
+  const key = 'farmgate.hostkey.' + session.session_id;
+  if (watch || session.session_type !== 'ssh' || sessionStorage.getItem(key)) {
+    return true;
+  }
+  const trust = await api('GET', `/api/sessions/${session.session_id}/host-key`).catch(() => null);
+  if (!trust || !trust.first_use) {
+    return true;
+  }
+  $('hostkey-target').textContent = target(session);
+  $('hostkey-fingerprint').textContent = trust.host_key.fingerprint;
+  $('hostkey-algorithm').textContent = trust.host_key.algorithm;
+  $('hostkey').hidden = false;
+  return new Promise(resolve => {
+    $('hostkey-accept').onclick = () => {
+      $('hostkey').hidden = true;
+      sessionStorage.setItem(key, 'confirmed');
+      resolve(true);
+    };
+    $('hostkey-leave').onclick = () => {
+      $('hostkey').hidden = true;
+      api('DELETE', `/api/sessions/${session.session_id}`).catch(() => {});
+      status('Session ended: the host key was not confirmed. Tell your administrator.', true);
       resolve(false);
     };
   });

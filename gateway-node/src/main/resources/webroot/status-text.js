@@ -52,3 +52,10 @@ export function statusText(code, message, target) {
   const text = TEXT[code] || 'The connection failed.';
   return text.replace('{target}', target || 'its address');
 }
+
+/** A session refused because its SSH server shows another key than the one trusted for it (the gateway checked). */
+export function hostKeyChangedText(target, trusted, shown) {
+  return `The SSH host key of ${target} is not the one trusted for it: the machine was reinstalled, or something is `
+    + `between the gateway and it. Trusted: ${trusted}; shown now: ${shown}. Do not go on; tell your administrator, `
+    + 'who can check the machine and pin its new key.';
+}

@@ -26,6 +26,7 @@ import org.farmgate.bench.cluster.RollingRotation;
 import org.farmgate.bench.collect.MetricsCollectorMain;
 import org.farmgate.bench.fault.FaultProxyMain;
 import org.farmgate.bench.guacd.SyntheticGuacdMain;
+import org.farmgate.bench.hostkey.HostKeyProbeBenchmark;
 import org.farmgate.bench.idle.IdleSessionsBenchmark;
 import org.farmgate.bench.load.LoadClientMain;
 import org.farmgate.bench.plot.PlotMain;
@@ -37,6 +38,7 @@ import org.farmgate.bench.vault.AddressBookBenchmark;
 import org.farmgate.node.TestNode;
 import org.farmgate.testkit.db.TestPostgres;
 import org.farmgate.testkit.process.ClusterKeys;
+import org.farmgate.testkit.ssh.TestSshd;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -189,6 +191,12 @@ class BenchCommandsTest {
         run(new DbClientBenchmark(), "--host", server.host(), "--port", String.valueOf(server.port()), "--database",
                 url.substring(url.lastIndexOf('/') + 1), "--user", server.user(), "--rows", "20", "--batch", "10",
                 "--rounds", "1");
+    }
+
+    @Test
+    void hostKeyProbeBenchmark() {
+        assumeTrue(TestSshd.isInstalled(), "Debian's openssh-server is not installed");
+        run(new HostKeyProbeBenchmark(), "--probes", "3", "--warmup", "1");
     }
 
     @Test

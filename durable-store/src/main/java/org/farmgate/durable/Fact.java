@@ -25,9 +25,12 @@ import java.util.UUID;
         @JsonSubTypes.Type(value = Fact.NodeRestarted.class, name = "node_restarted"),
         @JsonSubTypes.Type(value = Fact.TokenRevoked.class, name = "token_revoked"),
         @JsonSubTypes.Type(value = Fact.PersonSignedIn.class, name = "person_signed_in"),
+        @JsonSubTypes.Type(value = Fact.HostKeyKept.class, name = "host_key_kept"),
+        @JsonSubTypes.Type(value = Fact.HostKeyForgotten.class, name = "host_key_forgotten"),
         @JsonSubTypes.Type(value = AuditEvent.class, name = "audit")})
 public sealed interface Fact permits Fact.SessionOpened, Fact.SessionAttached, Fact.SessionClosed,
-        Fact.WatcherJoined, Fact.WatcherLeft, Fact.NodeRestarted, Fact.TokenRevoked, Fact.PersonSignedIn, AuditEvent {
+        Fact.WatcherJoined, Fact.WatcherLeft, Fact.NodeRestarted, Fact.TokenRevoked, Fact.PersonSignedIn,
+        Fact.HostKeyKept, Fact.HostKeyForgotten, AuditEvent {
 
     /** The database keeps microseconds; a fact keeps what the database will, so that hashes agree. */
     static Instant micros(Instant at) {
@@ -107,6 +110,26 @@ public sealed interface Fact permits Fact.SessionOpened, Fact.SessionAttached, F
 
         public PersonSignedIn {
             groups = groups.stream().filter(group -> group.indexOf('\n') < 0).toList();
+            at = micros(at);
+        }
+    }
+
+    /**
+     * An SSH host key trusted (on first use, or pinned by an admin). A fact, like a revocation: the cluster's map
+     * holds it at once, and the database keeps it however long it is away, for a cluster started from nothing.
+     */
+    record HostKeyKept(HostKeyRow row) implements Fact {
+
+        public HostKeyKept {
+            row = new HostKeyRow(row.host(), row.port(), row.hostKey(), row.fingerprint(), row.how(), row.by(),
+                    row.sessionId(), micros(row.at()));
+        }
+    }
+
+    /** An admin forgot a host's key: the next session there trusts (or, strictly, refuses) what it is shown. */
+    record HostKeyForgotten(String host, int port, String by, Instant at) implements Fact {
+
+        public HostKeyForgotten {
             at = micros(at);
         }
     }

@@ -35,9 +35,11 @@ final class FactWriter {
             + "WHERE session_id = ? AND ended_at IS NULL";
 
     private final Statements statements;
+    private final HostKeys hostKeys;
 
     FactWriter(Statements statements) {
         this.statements = statements;
+        this.hostKeys = new HostKeys(statements);
     }
 
     /** Writes facts that may have been written before (from the spool, or again after a failure). */
@@ -90,6 +92,10 @@ final class FactWriter {
         } else if (fact instanceof Fact.TokenRevoked revoked) {
             update(connection, "UPDATE api_tokens SET revoked_at = ?, revoked_by = ? WHERE id = ? AND revoked_at IS "
                     + "NULL", revoked.at(), revoked.by(), revoked.tokenId());
+        } else if (fact instanceof Fact.HostKeyKept kept) {
+            hostKeys.kept(connection, kept);
+        } else if (fact instanceof Fact.HostKeyForgotten forgotten) {
+            hostKeys.forgotten(connection, forgotten);
         } else if (fact instanceof Fact.PersonSignedIn person) {
             seen(connection, person);
         }

@@ -24,7 +24,7 @@ public final class Operation<T> {
 
     /** What an operation may use. */
     record Parts(Reports reports, Maintenance maintenance, Tokens tokens, People people,
-            RustguacImport rustguac) {
+            RustguacImport rustguac, HostKeys hostKeys) {
     }
 
     private final String name;
@@ -138,6 +138,11 @@ public final class Operation<T> {
 
     public static Operation<Optional<GroupMapping>> deleteGroupMapping(long id) {
         return new Operation<>("delete the group mapping", (c, p) -> p.people().deleteMapping(c, id));
+    }
+
+    /** The SSH host keys trusted now: what a cluster started from nothing puts back in its map. */
+    public static Operation<List<HostKeyRow>> trustedHostKeys() {
+        return new Operation<>("read the trusted SSH host keys", (c, p) -> p.hostKeys().trusted(c));
     }
 
     /** rustguac's SQLite database, imported once ({@link RustguacImport}); run again, it skips what is here. */

@@ -32,6 +32,7 @@ import org.farmgate.node.api.AuditedCalls;
 import org.farmgate.node.api.ClusterApi;
 import org.farmgate.node.api.HealthApi;
 import org.farmgate.node.api.MeApi;
+import org.farmgate.node.api.HostKeysApi;
 import org.farmgate.node.api.PeopleApi;
 import org.farmgate.node.api.QuickConnectApi;
 import org.farmgate.node.api.ReportsApi;
@@ -53,6 +54,7 @@ import org.farmgate.node.cluster.Strangers;
 import org.farmgate.node.config.AccountabilitySettings;
 import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.ConnectionSettings;
+import org.farmgate.node.config.HostKeySettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.http.ClientAddresses;
@@ -62,6 +64,9 @@ import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.FenceBus;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.peer.PeerChannels;
+import org.farmgate.node.hostkey.GuacdKeyOrder;
+import org.farmgate.node.hostkey.HostKeyProbe;
+import org.farmgate.node.hostkey.HostKeyTrust;
 import org.farmgate.node.people.People;
 import org.farmgate.node.runtime.ClusterRuntime;
 import org.farmgate.node.runtime.DaemonThreads;
@@ -113,6 +118,8 @@ public final class GatewayNode {
     private final DurableStore records;
     private final Housekeeping housekeeping;
     private final Restoration restoration;
+    private final HostKeyProbe hostKeyProbe;
+    private final HostKeySettings hostKeySettings;
     private final Router relayRouter;
     private final AtomicInteger port = new AtomicInteger();
     private final AtomicInteger relayPort = new AtomicInteger();
@@ -176,9 +183,17 @@ public final class GatewayNode {
         LoginSessions logins = new LoginSessions(runtime.logins(), config.oidc().idle(), config.oidc().absolute(),
                 clock);
         People people = new People(records, runtime.people(), runtime.groupRoles(), logins, tokens, clock);
+        this.hostKeySettings = config.hostKeys();
+        this.hostKeyProbe = new HostKeyProbe(hostKeySettings.order(), hostKeySettings.probeTimeout(),
+                hostKeySettings.learnsOrder());
+        HostKeyTrust hostKeys = new HostKeyTrust(vertx, config.hostKeys().policy(), hostKeyProbe,
+                runtime.hostKeys(), records, (creator, address, key) -> audit.record(AuditTrail.Actor.of(creator,
+                        address), "ssh.host_key_trust", key.host() + ":" + key.port(), "success",
+                        "trusted on first use: " + key.fingerprint() + " (session " + key.sessionId() + ")"), clock);
         this.restoration = new Restoration(vertx, records, List.of(new Restoration.Part("API tokens",
-                tokens::restore), new Restoration.Part("people's standings and group mappings", people::restore)),
-                runtime.restored(), config.nodeId(), clock);
+                tokens::restore), new Restoration.Part("people's standings and group mappings", people::restore),
+                new Restoration.Part("trusted SSH host keys", hostKeys::restore)), runtime.restored(),
+                config.nodeId(), clock);
         // A ticket is worth what the token or login that proved its holder is worth when it is redeemed.
         TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, credential ->
                 credential.startsWith(LoginSessions.CREDENTIAL_PREFIX) ? logins.identityOf(credential)
@@ -199,8 +214,8 @@ public final class GatewayNode {
         SessionTargets targets = new SessionTargets(vertx, config.targets());
         OpenEndpoint openEndpoint = new OpenEndpoint(vertx, config.nodeId(), targets, config.userLimits(), host,
                 quota, drives, messenger);
-        SessionCreation creation = new SessionCreation(vertx, targets, config.userLimits(), config.costModel(),
-                sessionRouter, registry, quota, directory, openEndpoint, metrics,
+        SessionCreation creation = new SessionCreation(vertx, targets, hostKeys, config.userLimits(),
+                config.costModel(), sessionRouter, registry, quota, directory, openEndpoint, metrics,
                 () -> !accountability.auditRequired() || records.state().writable());
         this.housekeeping = new Housekeeping(vertx, records, config.nodeId(), registry::summaries,
                 runtime.membership()::isCoordinator, accountability.historyRetention(),
@@ -231,6 +246,7 @@ public final class GatewayNode {
         new MeApi(vertx, config.oidc().enabled(), addressBook != null, config.sessionBanner(), tokens,
                 logins).mount(router, auth);
         new PeopleApi(vertx, people).mount(router, auth);
+        new HostKeysApi(vertx, hostKeys, targets, sessions).mount(router, auth);
         if (config.oidc().enabled()) {
             new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock, audit, clientAddresses, people)
                     .mount(router);
@@ -294,6 +310,7 @@ public final class GatewayNode {
                             node.quotaRepair.start();
                             node.orphanRecords.start();
                             node.housekeeping.start(environment.clock().instant());
+                            node.learnKeyOrder(1);
                             if (runtime.isClustered()) {
                                 node.peers.serve();
                                 node.agent.onView(node.peers::seen);
@@ -461,8 +478,40 @@ public final class GatewayNode {
         return done.future();
     }
 
+    /**
+     * Learns the order guacd's libssh2 asks for host keys in (what the host-key probe must follow), unless it was
+     * given or keys are not checked. A guacd not up yet is asked again each minute, ten times at most; probes wait only
+     * for the first try.
+     */
+    private void learnKeyOrder(int attempt) {
+        if (!hostKeySettings.learnsOrder()) {
+            return;
+        }
+        GuacdKeyOrder.learn(vertx, guacd, Duration.ofSeconds(10)).onComplete(learnt -> {
+            if (learnt.succeeded()) {
+                hostKeyProbe.follow(learnt.result());
+                LOG.info("guacd asks SSH servers for host keys in this order, which the node's probe follows: {}",
+                        String.join(",", learnt.result()));
+            } else if (attempt < 10) {
+                LOG.warn("could not learn the order guacd asks SSH servers for host keys in ({}); reading keys in {} "
+                        + "meanwhile (GW_SSH_HOST_KEY_ORDER), trying again in a minute", learnt.cause().getMessage(),
+                        String.join(",", hostKeySettings.order()));
+                vertx.setTimer(60_000, id -> learnKeyOrder(attempt + 1));
+            } else {
+                LOG.warn("gave up learning guacd's host-key order; reading keys in {}: set GW_SSH_HOST_KEY_ORDER to "
+                        + "guacd's libssh2's if first sessions are refused", String.join(",", hostKeySettings.order()));
+            }
+            hostKeyProbe.ordered();
+        });
+    }
+
     /** Blocks for as long as the outbox takes to write or spool what it holds (at most about ten seconds). */
     private void closeRecords() {
+        try {
+            hostKeyProbe.close();
+        } catch (IOException e) {
+            LOG.debug("the SSH host-key probe did not close cleanly: {}", e.getMessage());
+        }
         records.close();
     }
 

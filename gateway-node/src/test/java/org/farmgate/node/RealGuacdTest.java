@@ -129,6 +129,61 @@ class RealGuacdTest {
         return true;
     }
 
+    /**
+     * A real guacd checks the key the node gives it: the key read at the first session is the one guacd's libssh2 is
+     * shown (else that session would be refused: the node learnt the order guacd's libssh2 asks in, Debian 12's
+     * 1.10 asking for ECDSA first and 1.11 for Ed25519), and after the server is reinstalled with new keys guacd
+     * refuses it.
+     */
+    @Test
+    void guacdRefusesAnSshServerWhoseKeyChanged() throws Exception {
+        assumeTrue(GUACD != null && org.farmgate.testkit.ssh.TestSshd.isInstalled(),
+                "FARMGATE_REAL_GUACD is not set, or Debian's openssh-server is not installed");
+        Map<String, String> settings = Map.of("GW_SSH_HOST_KEYS", "accept-new");
+        try (org.farmgate.testkit.ssh.TestSshd sshd = org.farmgate.testkit.ssh.TestSshd.start("ed25519", "ecdsa",
+                "rsa"); TestNode node = node(settings)) {
+            String body = "{\"hostname\":\"127.0.0.1\",\"port\":" + sshd.port()
+                    + ",\"username\":\"nobody\",\"password\":\"wrong\"}";
+            // guacd tells its users "Aborted. See logs." either way: 512 for a key that did not match, 769 for the
+            // wrong password it reaches once the key matched
+            String first = guacdError(node, node.createSession(TestNode.ADMIN, body));
+            JsonNode order = TestNode.json(node.request("GET", "/api/ssh/known-hosts", TestNode.ADMIN, null))
+                    .get("key_order");
+            System.out.println("guacd's host-key order, as the node learnt it: " + order);
+            assertTrue(order.get("learnt_from_guacd").asBoolean(), order.toString());
+            assertTrue(first.endsWith(".769;"), "the key read at first use is not the one guacd was shown: " + first);
+            sshd.reinstall();
+            SessionInfo refused = node.createSession(TestNode.ADMIN, body);
+            String changed = guacdError(node, refused);
+            assertTrue(changed.endsWith(".512;"), changed);
+            JsonNode check = TestNode.json(node.request("GET", "/api/sessions/" + refused.sessionId()
+                    + "/host-key?check=true", TestNode.ADMIN, null));
+            assertEquals("false", check.get("matches_trusted").asText(), check.toString());
+        }
+    }
+
+    /** guacd's error for a session that cannot log in: the instruction, or "none" when guacd sent none in 20 s. */
+    private static String guacdError(TestNode node, SessionInfo session) throws Exception {
+        try (WsClient client = node.attach(session)) {
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (System.nanoTime() < deadline && !client.isClosed()) {
+                String message = client.nextMessage();
+                if (message == null) {
+                    continue;
+                }
+                for (Instruction instruction : WsClient.parse(message)) {
+                    if (instruction.opcode().equals("error")) {
+                        return instruction.toString();
+                    }
+                    if (instruction.opcode().equals("sync")) {
+                        client.send(Instruction.of("sync", instruction.arg(0)).encode());
+                    }
+                }
+            }
+            return "none";
+        }
+    }
+
     private static TestNode node(Map<String, String> more) throws Exception {
         String[] guacd = GUACD.split(":");
         Map<String, String> values = new java.util.HashMap<>(Map.of("GW_GUACD_HOST", guacd[0], "GW_GUACD_PORT",

@@ -160,9 +160,7 @@ public final class AddressBookApi {
                     JsonBody.integer(body, "height", DisplaySize.DEFAULT.height()), JsonBody.integer(body, "dpi", DisplaySize.DEFAULT.dpi()));
             Object port = entry.fields().get("port");
             SessionSpec publicSpec = new SessionSpec(protocol, String.valueOf(entry.fields().get("hostname")),
-                    EntrySpecs.portOf(port, protocol), display, null,
-                    entry.fields().get("username") == null ? Map.of()
-                            : Map.of("username", entry.fields().get("username").toString()));
+                    EntrySpecs.portOf(port, protocol), display, null, EntrySpecs.publicArguments(entry.fields()));
             Map<String, String> overrides = new HashMap<>();
             for (String field : ArgumentPolicy.CONNECT_OVERRIDES) {
                 String value = text(body, field, null);

@@ -58,6 +58,9 @@ public final class AuditedCalls {
             call(HttpMethod.POST, "/api/users/([^/]+)/enable", "person.enable"),
             call(HttpMethod.DELETE, "/api/users/([^/]+)", "person.delete"),
             call(HttpMethod.POST, "/api/admin/group-mappings", "mapping.create"),
+            call(HttpMethod.POST, "/api/ssh/probe-host-key", "ssh.host_key_probe"),
+            call(HttpMethod.PUT, "/api/ssh/known-hosts", "ssh.host_key_pin"),
+            call(HttpMethod.DELETE, "/api/ssh/known-hosts/([^/]+/[^/]+)", "ssh.host_key_forget"),
             call(HttpMethod.PUT, "/api/admin/group-mappings/([^/]+)", "mapping.update"),
             call(HttpMethod.DELETE, "/api/admin/group-mappings/([^/]+)", "mapping.delete"),
             call(HttpMethod.GET, "/api/audit/verify", "audit.verify"))

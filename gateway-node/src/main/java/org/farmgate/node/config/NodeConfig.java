@@ -47,7 +47,8 @@ public record NodeConfig(
         DriveSettings drives,
         OidcSettings oidc,
         AccountabilitySettings records,
-        String sessionBanner) {
+        String sessionBanner,
+        HostKeySettings hostKeys) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
@@ -87,7 +88,8 @@ public record NodeConfig(
                 DriveSettings.from(source),
                 OidcSettings.from(source),
                 AccountabilitySettings.from(source, nodeId, cluster.hasPeers()),
-                sessionBanner(source));
+                sessionBanner(source),
+                HostKeySettings.from(source));
     }
 
     /**

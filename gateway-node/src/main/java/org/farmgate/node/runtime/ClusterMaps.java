@@ -15,6 +15,7 @@ import org.farmgate.node.auth.Login;
 import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
 import org.farmgate.node.auth.TokenService;
+import org.farmgate.node.hostkey.TrustedKey;
 import org.farmgate.node.people.MappedRole;
 import org.farmgate.node.people.Standing;
 import org.farmgate.node.share.Share;
@@ -107,12 +108,20 @@ public final class ClusterMaps {
     public static final ClusterMap<MappedRole> GROUP_ROLES = new ClusterMap<>("farmgate.group-roles",
             SealedMap.Policy.DEFAULT, ONE_BACKUP);
 
+    /**
+     * The SSH host keys trusted per target: a missing entry lets the next session trust whatever key it is shown, so
+     * an entry deleted since a write is not believed, and an old copy put back (a key an admin replaced) is refused.
+     */
+    public static final ClusterMap<TrustedKey> HOST_KEYS = new ClusterMap<>("farmgate.ssh-host-keys",
+            new SealedMap.Policy(true, null, true), ONE_BACKUP);
+
     /** That the cluster's maps were filled from the database: it grants nothing, and goes with the last node. */
     public static final ClusterMap<Restoration.Restored> RESTORED = new ClusterMap<>("farmgate.restored",
             SealedMap.Policy.GRANTS_NOTHING, ONE_BACKUP);
 
     static final List<ClusterMap<?>> ALL = List.of(NODES, SESSIONS, USER_SESSIONS, TOKENS, TOKEN_NAMES, TICKETS,
-            RELAY_TICKETS, SHARES, LOGINS, LOGIN_FLOWS, ADDRESSBOOK, ADDRESSBOOK_LEASE, PEOPLE, GROUP_ROLES, RESTORED);
+            RELAY_TICKETS, SHARES, LOGINS, LOGIN_FLOWS, ADDRESSBOOK, ADDRESSBOOK_LEASE, PEOPLE, GROUP_ROLES, HOST_KEYS,
+            RESTORED);
 
     private ClusterMaps() {
     }

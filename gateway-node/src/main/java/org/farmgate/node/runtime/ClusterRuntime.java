@@ -38,6 +38,7 @@ import org.farmgate.node.config.ClusterSecurity;
 import org.farmgate.node.config.ClusterSettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.hostkey.TrustedKey;
 import org.farmgate.node.people.MappedRole;
 import org.farmgate.node.people.Standing;
 import org.farmgate.node.share.Share;
@@ -104,6 +105,7 @@ public final class ClusterRuntime {
     private final SharedMap<String, AddressBookCache.Lease> addressBookLeases;
     private final SharedMap<String, Standing> people;
     private final SharedMap<String, MappedRole> groupRoles;
+    private final SharedMap<String, TrustedKey> hostKeys;
     private final Fences fences;
     private final Seal seal;
     private final SealedMap.RejectionCounter rejections;
@@ -144,6 +146,7 @@ public final class ClusterRuntime {
         addressBookLeases = open(ClusterMaps.ADDRESSBOOK_LEASE);
         people = open(ClusterMaps.PEOPLE);
         groupRoles = open(ClusterMaps.GROUP_ROLES);
+        hostKeys = open(ClusterMaps.HOST_KEYS);
     }
 
     /**
@@ -347,6 +350,10 @@ public final class ClusterRuntime {
 
     public SharedMap<String, MappedRole> groupRoles() {
         return groupRoles;
+    }
+
+    public SharedMap<String, TrustedKey> hostKeys() {
+        return hostKeys;
     }
 
     public SharedMap<String, Restoration.Restored> restored() {

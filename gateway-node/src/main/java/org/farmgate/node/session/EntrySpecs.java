@@ -57,6 +57,21 @@ public final class EntrySpecs {
                 + port + "'");
     }
 
+    /**
+     * What the placing node needs of an entry's public view: the username (for the list) and the SSH host key the
+     * entry pins ({@code host_key}), which decides the key the session must see.
+     */
+    public static Map<String, String> publicArguments(Map<String, Object> fields) {
+        Map<String, String> out = new HashMap<>();
+        for (String field : List.of("username", "host_key", "host-key")) {
+            Object value = fields.get(field);
+            if (value != null && !value.toString().isBlank()) {
+                out.put(ArgumentPolicy.argumentName(field), value.toString());
+            }
+        }
+        return out;
+    }
+
     /** @param overrides what the user typed at connect time (username, password, domain), over the stored values */
     public static SessionSpec fromStored(Map<String, Object> stored, DisplaySize display,
             Map<String, String> overrides) {

@@ -9,6 +9,7 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.model.Watcher;
 import org.farmgate.node.guacd.HandshakeRequest;
+import org.farmgate.node.hostkey.HostKeyTrust;
 
 
 /**
@@ -72,7 +73,8 @@ public final class LocalSession {
      * charged for it), and the browser's own time zone and formats.
      */
     public HandshakeRequest handshakeRequest(ClientHints hints, String defaultTimezone) {
-        Map<String, String> arguments = new HashMap<>(spec.parameters());
+        Map<String, String> arguments = new HashMap<>(HostKeyTrust.forGuacd(spec.parameters(),
+                target.getHostAddress(), spec.port()));
         arguments.put("hostname", target.getHostAddress());
         arguments.put("port", String.valueOf(spec.port()));
         arguments.putAll(driveArguments);

@@ -17,6 +17,7 @@ import org.farmgate.model.SessionSpec;
 import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.config.UserLimits;
+import org.farmgate.node.hostkey.HostKeyTrust;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.router.SessionQuota;
@@ -158,7 +159,8 @@ public final class OpenEndpoint {
             if (stored == null) {
                 throw new NotFoundException("no entry '" + ref.name() + "' in folder '" + ref.folder() + "'");
             }
-            SessionSpec spec = EntrySpecs.fromStored(stored, request.spec().display(), request.overrides());
+            SessionSpec spec = HostKeyTrust.carried(EntrySpecs.fromStored(stored, request.spec().display(),
+                    request.overrides()), request.spec());
             drives.check(spec, nodeId);
             return spec;
         }, false)

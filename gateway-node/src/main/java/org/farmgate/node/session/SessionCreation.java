@@ -21,6 +21,7 @@ import org.farmgate.model.SessionSpec;
 import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.config.UserLimits;
+import org.farmgate.node.hostkey.HostKeyTrust;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.router.NoCapacityException;
@@ -33,9 +34,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Creating a session, cluster-wide: check the target, take one of the creator's quota places and have the router
- * place and charge the session (two independent cluster updates, run at once), then open it on its node. Whatever
- * is taken is given back when a later step fails; the session's node gives both back when the session ends.
+ * Creating a session, cluster-wide: check the target and settle the SSH host key it must show, take one of the
+ * creator's quota places and have the router place and charge the session (two independent cluster updates, run at
+ * once), then open it on its node. Whatever is taken is given back when a later step fails; the session's node gives
+ * both back when the session ends.
  */
 public final class SessionCreation {
 
@@ -43,6 +45,7 @@ public final class SessionCreation {
 
     private final Vertx vertx;
     private final SessionTargets targets;
+    private final HostKeyTrust hostKeys;
     private final UserLimits userLimits;
     private final CostModel costModel;
     private final SessionRouter router;
@@ -54,9 +57,10 @@ public final class SessionCreation {
     private final BooleanSupplier audited;
 
     /** @param audited whether a new session may start: false while an audit log that must be kept cannot be */
-    public SessionCreation(Vertx vertx, SessionTargets targets, UserLimits userLimits, CostModel costModel,
-            SessionRouter router, NodeRegistry registry, SessionQuota quota, SessionDirectory directory,
-            OpenEndpoint endpoint, NodeMetrics metrics, BooleanSupplier audited) {
+    public SessionCreation(Vertx vertx, SessionTargets targets, HostKeyTrust hostKeys, UserLimits userLimits,
+            CostModel costModel, SessionRouter router, NodeRegistry registry, SessionQuota quota,
+            SessionDirectory directory, OpenEndpoint endpoint, NodeMetrics metrics, BooleanSupplier audited) {
+        this.hostKeys = hostKeys;
         this.audited = audited;
         this.vertx = vertx;
         this.targets = targets;
@@ -111,9 +115,10 @@ public final class SessionCreation {
             return Future.failedFuture(new UnavailableException("the audit log cannot be written now and this "
                     + "cluster requires it (GW_AUDIT_REQUIRED): no new session starts until the database answers"));
         }
-        SessionSpec spec = bounded(asked);
-        return targets.resolveChecked(spec).compose(addresses -> {
-            String sessionId = UUID.randomUUID().toString();
+        SessionSpec bounded = bounded(asked);
+        String sessionId = UUID.randomUUID().toString();
+        return targets.resolveChecked(bounded).compose(addresses -> hostKeys.settle(bounded, addresses.get(0),
+                creator, sessionId, origin.clientAddress()).compose(spec -> {
             int chargeMb = costModel.estimateMb(spec.protocol(), spec.display());
             Future<SessionQuota.Grant> place = await(quota.tryAcquire(creator.id(), sessionId, chargeMb,
                     userLimits.quota()));
@@ -140,7 +145,7 @@ public final class SessionCreation {
                         : await(quota.release(creator.id(), sessionId))
                                 .transform(ignored -> Future.failedFuture(error)));
             });
-        });
+        }));
     }
 
     /**

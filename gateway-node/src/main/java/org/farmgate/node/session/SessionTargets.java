@@ -27,7 +27,7 @@ public final class SessionTargets {
     }
 
     /** Name resolution blocks, so it runs on a worker thread; a literal address is checked at once. */
-    Future<List<InetAddress>> resolveChecked(SessionSpec spec) {
+    public Future<List<InetAddress>> resolveChecked(SessionSpec spec) {
         InetAddress literal;
         try {
             HostName.check("hostname", spec.hostname()); // an address-book entry's too

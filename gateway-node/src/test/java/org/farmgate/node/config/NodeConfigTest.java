@@ -56,6 +56,9 @@ class NodeConfigTest {
             "GW_COST_PROFILE, cheap, GW_COST_PROFILE must be measured or field-freerdp3, got 'cheap'",
             "GW_ADMIN_TOKEN, a, GW_ADMIN_TOKEN must be at least 32 characters",
             "GW_SESSION_BANNER, 'Authorised\u0007use only', GW_SESSION_BANNER must be text: no control characters",
+            "GW_SSH_HOST_KEYS, ask, GW_SSH_HOST_KEYS must be accept-new, strict or off, got 'ask'",
+            "GW_SSH_HOST_KEY_ORDER, 'ssh-ed25519,ssh-foo', GW_SSH_HOST_KEY_ORDER: unknown or unsupported SSH host-key "
+                    + "algorithm 'ssh-foo'",
             "GW_ADMIN_TOKEN, CHANGE-ME-to-a-long-random-value-of-64-characters, GW_ADMIN_TOKEN is still the example's",
             "GW_CLUSTER_KEYSTORE_PASSWORD, change-me-to-a-long-random-value, GW_CLUSTER_KEYSTORE_PASSWORD is still the "
                     + "example's placeholder"})

@@ -26,7 +26,8 @@ public record EntryInfo(@JsonIgnore String name, @JsonIgnore Map<String, Object>
     private static final Set<String> PUBLIC = Set.of("type", "hostname", "port", "username", "domain",
             "display_name", "description", "security", "ignore_cert", "ignore-cert", "color_depth", "color-depth",
             "resize_method", "resize-method", "width", "height", "dpi", "server_layout", "server-layout", "console",
-            "enable_audio", "disable_audio", "disable-audio", "read_only", "read-only", "tags", "os", "icon");
+            "enable_audio", "disable_audio", "disable-audio", "read_only", "read-only", "tags", "os", "icon",
+            "host_key", "host-key"); // a host key is public: what a person compares against
 
     /** Whether a stored field may be shown; every other one stays on the node that connects. */
     public static boolean isPublic(String field) {

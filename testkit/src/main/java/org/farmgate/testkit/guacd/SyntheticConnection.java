@@ -297,6 +297,12 @@ public final class SyntheticConnection {
             refuse(GuacamoleStatus.UPSTREAM_NOT_FOUND, "Server refused connection (wrong security type?)", false);
             return;
         }
+        if (protocol == Protocol.SSH && !hostKeyMatches(port)) {
+            // guacd logs "Host key did not match any provided known host keys." and tells its users no more
+            write(ready);
+            refuse(GuacamoleStatus.SERVER_ERROR, "Aborted. See logs.", false);
+            return;
+        }
         if (wrongPassword && protocol == Protocol.VNC) {
             write(ready);
             vertx.setTimer(100, ignored -> refuse(GuacamoleStatus.UPSTREAM_NOT_FOUND, "Aborted. See logs.", false));
@@ -385,6 +391,20 @@ public final class SyntheticConnection {
     }
 
     /** The target failed: guacd reports it and stops the connection, but leaves the socket to the client. */
+    /** guacd's check: no {@code host-key}, or one whose host and key are the server's. */
+    private boolean hostKeyMatches(String port) {
+        String given = connectValues.getOrDefault("host-key", "");
+        String shown = port.isEmpty() ? null : options.sshHostKey(Integer.parseInt(port));
+        if (given.isEmpty() || shown == null) {
+            return true;
+        }
+        String address = connectValues.getOrDefault("hostname", "");
+        String host = port.equals("22") ? address : "[" + address + "]:" + port;
+        String[] line = given.trim().split("\\s+");
+        String[] key = shown.trim().split("\\s+");
+        return line.length >= 3 && line[0].equals(host) && line[1].equals(key[0]) && line[2].equals(key[1]);
+    }
+
     private void refuse(GuacamoleStatus status, String message, boolean disconnect) {
         if (state != State.READY) {
             return;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntFunction;
 import org.farmgate.model.Protocol;
 import org.farmgate.protocol.Instruction;
 
@@ -27,6 +28,7 @@ public final class SyntheticGuacdOptions {
     private int writeChunkBytes;
     private List<Instruction> afterReady = List.of();
     private boolean echoKeys;
+    private IntFunction<String> sshHostKeys = port -> null;
 
     /** Protocols whose {@code select} is answered; others get no answer at all, as in guacd. */
     public Set<Protocol> installed() {
@@ -156,6 +158,22 @@ public final class SyntheticGuacdOptions {
 
     public SyntheticGuacdOptions handshakeTimeout(Duration value) {
         handshakeTimeout = value;
+        return this;
+    }
+
+    /** The host key the SSH server at a port shows ({@code ssh-ed25519 AAAA...}), or null for none known. */
+    public String sshHostKey(int port) {
+        return sshHostKeys.apply(port);
+    }
+
+    /**
+     * The SSH servers' host keys, read at each connection (a server may be reinstalled between two): a connection
+     * whose {@code host-key} names another key for the server is refused as guacd 1.6 refuses it (libssh2's
+     * known-hosts check: {@code [address]:port}, or the bare address for port 22; the user is told only "Aborted. See
+     * logs.", 512).
+     */
+    public SyntheticGuacdOptions sshHostKeys(IntFunction<String> value) {
+        sshHostKeys = value;
         return this;
     }
 }
