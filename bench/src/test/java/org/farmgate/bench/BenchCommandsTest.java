@@ -27,6 +27,7 @@ import org.farmgate.bench.collect.MetricsCollectorMain;
 import org.farmgate.bench.fault.FaultProxyMain;
 import org.farmgate.bench.guacd.SyntheticGuacdMain;
 import org.farmgate.bench.hostkey.HostKeyProbeBenchmark;
+import org.farmgate.bench.hostkey.JumpChainBenchmark;
 import org.farmgate.bench.idle.IdleSessionsBenchmark;
 import org.farmgate.bench.load.LoadClientMain;
 import org.farmgate.bench.plot.PlotMain;
@@ -197,6 +198,12 @@ class BenchCommandsTest {
     void hostKeyProbeBenchmark() {
         assumeTrue(TestSshd.isInstalled(), "Debian's openssh-server is not installed");
         run(new HostKeyProbeBenchmark(), "--probes", "3", "--warmup", "1");
+    }
+
+    @Test
+    void jumpChainBenchmark() {
+        assumeTrue(TestSshd.isInstalled(), "Debian's openssh-server is not installed");
+        run(new JumpChainBenchmark(), "--connects", "2", "--warmup", "1", "--max-hops", "2");
     }
 
     @Test

@@ -67,6 +67,7 @@ import org.farmgate.node.peer.PeerChannels;
 import org.farmgate.node.hostkey.GuacdKeyOrder;
 import org.farmgate.node.hostkey.HostKeyProbe;
 import org.farmgate.node.hostkey.HostKeyTrust;
+import org.farmgate.node.jump.JumpHosts;
 import org.farmgate.node.people.People;
 import org.farmgate.node.runtime.ClusterRuntime;
 import org.farmgate.node.runtime.DaemonThreads;
@@ -119,6 +120,7 @@ public final class GatewayNode {
     private final Housekeeping housekeeping;
     private final Restoration restoration;
     private final HostKeyProbe hostKeyProbe;
+    private final JumpHosts jumpHosts;
     private final HostKeySettings hostKeySettings;
     private final Router relayRouter;
     private final AtomicInteger port = new AtomicInteger();
@@ -150,7 +152,7 @@ public final class GatewayNode {
         SessionDrives drives = new SessionDrives(vertx, config.drives());
         this.events = new SessionEvents();
         events.subscribe(SessionEvents.countingEnds(metrics::ended));
-        events.subscribe(drives::onEvent);
+        events.subscribe(SessionEvents.onStop(drives::remove));
         AccountabilitySettings accountability = config.records();
         this.records = DurableStore.open(accountability.store());
         // whenever the runtime stops (a shutdown, a start that failed after this point, a node killed in a test), the
@@ -190,6 +192,8 @@ public final class GatewayNode {
                 runtime.hostKeys(), records, (creator, address, key) -> audit.record(AuditTrail.Actor.of(creator,
                         address), "ssh.host_key_trust", key.host() + ":" + key.port(), "success",
                         "trusted on first use: " + key.fingerprint() + " (session " + key.sessionId() + ")"), clock);
+        this.jumpHosts = new JumpHosts(hostKeys, hostKeySettings.probeTimeout());
+        events.subscribe(SessionEvents.onStop(jumpHosts::closeChain));
         this.restoration = new Restoration(vertx, records, List.of(new Restoration.Part("API tokens",
                 tokens::restore), new Restoration.Part("people's standings and group mappings", people::restore),
                 new Restoration.Part("trusted SSH host keys", hostKeys::restore)), runtime.restored(),
@@ -213,7 +217,7 @@ public final class GatewayNode {
         this.peers = new PeerChannels(messenger, config.nodeId());
         SessionTargets targets = new SessionTargets(vertx, config.targets());
         OpenEndpoint openEndpoint = new OpenEndpoint(vertx, config.nodeId(), targets, config.userLimits(), host,
-                quota, drives, messenger);
+                quota, drives, jumpHosts, messenger);
         SessionCreation creation = new SessionCreation(vertx, targets, hostKeys, config.userLimits(),
                 config.costModel(), sessionRouter, registry, quota, directory, openEndpoint, metrics,
                 () -> !accountability.auditRequired() || records.state().writable());
@@ -508,9 +512,10 @@ public final class GatewayNode {
     /** Blocks for as long as the outbox takes to write or spool what it holds (at most about ten seconds). */
     private void closeRecords() {
         try {
+            jumpHosts.close();
             hostKeyProbe.close();
         } catch (IOException e) {
-            LOG.debug("the SSH host-key probe did not close cleanly: {}", e.getMessage());
+            LOG.debug("the node's SSH clients did not close cleanly: {}", e.getMessage());
         }
         records.close();
     }

@@ -160,7 +160,8 @@ public final class AddressBookApi {
                     JsonBody.integer(body, "height", DisplaySize.DEFAULT.height()), JsonBody.integer(body, "dpi", DisplaySize.DEFAULT.dpi()));
             Object port = entry.fields().get("port");
             SessionSpec publicSpec = new SessionSpec(protocol, String.valueOf(entry.fields().get("hostname")),
-                    EntrySpecs.portOf(port, protocol), display, null, EntrySpecs.publicArguments(entry.fields()));
+                    EntrySpecs.portOf(port, protocol), display, null, EntrySpecs.publicArguments(entry.fields()),
+                    EntrySpecs.publicJumpHosts(entry.fields()));
             Map<String, String> overrides = new HashMap<>();
             for (String field : ArgumentPolicy.CONNECT_OVERRIDES) {
                 String value = text(body, field, null);

@@ -6,11 +6,15 @@ import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.DisplaySize;
+import org.farmgate.model.Json;
+import org.farmgate.model.JumpHost;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionSpec;
+import org.farmgate.node.jump.JumpHostsField;
 import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.node.target.HostName;
 
@@ -65,11 +69,16 @@ public final class SessionRequestParser {
             }
         }
 
+        JsonNode jumps = object.get("jump_hosts");
+        List<JumpHost> hops = jumps == null || jumps.isNull() ? List.of()
+                : JumpHostsField.parse(Json.mapper().convertValue(jumps, Object.class), true);
+
         Map<String, String> parameters = new HashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();
             String name = field.getKey();
-            if (ArgumentPolicy.STRUCTURAL_FIELDS.contains(name) || field.getValue().isNull()) {
+            if (ArgumentPolicy.STRUCTURAL_FIELDS.contains(name) || name.equals("jump_hosts")
+                    || field.getValue().isNull()) {
                 continue;
             }
             String argument = ArgumentPolicy.argumentName(name);
@@ -88,7 +97,7 @@ public final class SessionRequestParser {
             }
             parameters.put(argument, scalar(name, field.getValue()));
         }
-        return new SessionSpec(protocol, hostname, port, display, timezone, parameters);
+        return new SessionSpec(protocol, hostname, port, display, timezone, parameters, hops);
     }
 
     private static boolean isEmpty(JsonNode value) {

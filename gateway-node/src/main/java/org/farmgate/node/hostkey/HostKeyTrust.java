@@ -104,17 +104,27 @@ public final class HostKeyTrust {
                         + "strict): an admin pins it (PUT /api/ssh/known-hosts), or the address-book entry carries "
                         + "it (host_key)"));
             }
+            if (!spec.jumpHosts().isEmpty()) {
+                // behind jump hosts the node cannot read the target's key without opening the chain: checked only
+                // when pinned or known
+                return Future.succeededFuture(spec);
+            }
             return Stages.await(vertx, probe.probe(address, spec.port()))
-                    .compose(shown -> trustFirst(spec, shown, creator, sessionId, clientAddress))
+                    .compose(shown -> Stages.await(vertx, trustFirst(spec.hostname(), spec.port(), shown, creator,
+                            sessionId, clientAddress)))
                     .map(key -> withKey(spec, key));
         });
     }
 
-    private Future<HostKey> trustFirst(SessionSpec spec, HostKey shown, Identity creator, String sessionId,
-            String clientAddress) {
-        TrustedKey first = new TrustedKey(spec.hostname().toLowerCase(Locale.ROOT), spec.port(), shown.openSsh(),
-                shown.fingerprint(), TrustedKey.How.FIRST_USE, creator.name(), sessionId, clock.instant());
-        return Stages.await(vertx, trusted.putIfAbsent(key(spec.hostname(), spec.port()), first)).map(earlier -> {
+    /**
+     * Trusts the key a target showed at its first use, unless another was trusted for it a moment ago (then that one
+     * stands, and is returned).
+     */
+    public CompletionStage<HostKey> trustFirst(String host, int port, HostKey shown, Identity creator,
+            String sessionId, String clientAddress) {
+        TrustedKey first = new TrustedKey(host.toLowerCase(Locale.ROOT), port, shown.openSsh(), shown.fingerprint(),
+                TrustedKey.How.FIRST_USE, creator.name(), sessionId, clock.instant());
+        return trusted.putIfAbsent(key(host, port), first).thenApply(earlier -> {
             if (earlier != null) {
                 return earlier.key(); // another session trusted one a moment ago: that one stands
             }
@@ -127,8 +137,7 @@ public final class HostKeyTrust {
     private static SessionSpec withKey(SessionSpec spec, HostKey key) {
         Map<String, String> parameters = new HashMap<>(spec.parameters());
         parameters.put(ARGUMENT, key.openSsh());
-        return new SessionSpec(spec.protocol(), spec.hostname(), spec.port(), spec.display(), spec.timezone(),
-                parameters);
+        return spec.withParameters(parameters);
     }
 
     /**

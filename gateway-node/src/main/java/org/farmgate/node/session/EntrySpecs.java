@@ -5,8 +5,10 @@ import java.util.List;
 import java.util.Map;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.DisplaySize;
+import org.farmgate.model.JumpHost;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionSpec;
+import org.farmgate.node.jump.JumpHostsField;
 import org.farmgate.node.target.ArgumentPolicy;
 
 /**
@@ -72,6 +74,11 @@ public final class EntrySpecs {
         return out;
     }
 
+    /** An entry's jump hosts as its public view has them: where and which key, without their credentials. */
+    public static List<JumpHost> publicJumpHosts(Map<String, Object> fields) {
+        return JumpHostsField.parse(fields.get("jump_hosts"), false);
+    }
+
     /** @param overrides what the user typed at connect time (username, password, domain), over the stored values */
     public static SessionSpec fromStored(Map<String, Object> stored, DisplaySize display,
             Map<String, String> overrides) {
@@ -103,6 +110,7 @@ public final class EntrySpecs {
                 parameters.put(argument, field.getValue().toString());
             }
         }
-        return new SessionSpec(protocol, host.toString(), port, display, null, parameters);
+        return new SessionSpec(protocol, host.toString(), port, display, null, parameters,
+                JumpHostsField.parse(stored.get("jump_hosts"), true));
     }
 }

@@ -1,9 +1,11 @@
 package org.farmgate.node.session;
 
-import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
@@ -28,7 +30,8 @@ public final class LocalSession {
     }
 
     private final SessionSpec spec;
-    private final InetAddress target;
+    /** Where guacd connects: the target's checked address, or the loopback end of its jump hosts' chain. */
+    private final InetSocketAddress target;
 
     State state = State.PENDING;
     SessionInfo info;
@@ -43,12 +46,14 @@ public final class LocalSession {
     int watchersJoining;
     long graceTimer = -1;
     long pendingTimer = -1;
+    /** When the session's first record was written: the create is answered after it, so any node finds it then. */
+    CompletionStage<Void> published = CompletableFuture.completedFuture(null);
     long durationTimer = -1;
     String terminationReason;
 
     private final Map<String, String> driveArguments;
 
-    LocalSession(SessionInfo info, SessionSpec spec, InetAddress target, Map<String, String> driveArguments) {
+    LocalSession(SessionInfo info, SessionSpec spec, InetSocketAddress target, Map<String, String> driveArguments) {
         this.driveArguments = Map.copyOf(driveArguments);
         this.info = info;
         this.spec = spec;
@@ -73,10 +78,11 @@ public final class LocalSession {
      * charged for it), and the browser's own time zone and formats.
      */
     public HandshakeRequest handshakeRequest(ClientHints hints, String defaultTimezone) {
-        Map<String, String> arguments = new HashMap<>(HostKeyTrust.forGuacd(spec.parameters(),
-                target.getHostAddress(), spec.port()));
-        arguments.put("hostname", target.getHostAddress());
-        arguments.put("port", String.valueOf(spec.port()));
+        String address = target.getAddress().getHostAddress();
+        Map<String, String> arguments = new HashMap<>(HostKeyTrust.forGuacd(spec.parameters(), address,
+                target.getPort()));
+        arguments.put("hostname", address);
+        arguments.put("port", String.valueOf(target.getPort()));
         arguments.putAll(driveArguments);
         String timezone = hints.timezone() != null ? hints.timezone()
                 : spec.timezone() != null ? spec.timezone() : defaultTimezone;

@@ -3,6 +3,8 @@ package org.farmgate.node.session;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.UUID;
 import org.farmgate.error.ForbiddenException;
@@ -18,6 +20,7 @@ import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.config.UserLimits;
 import org.farmgate.node.hostkey.HostKeyTrust;
+import org.farmgate.node.jump.JumpHosts;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.router.SessionQuota;
@@ -72,12 +75,14 @@ public final class OpenEndpoint {
     private final UserLimits userLimits;
     private final SessionHost host;
     private final SessionQuota quota;
+    private final JumpHosts jumps;
     private final SessionDrives drives;
     private final NodeMessenger messenger;
     private AddressBookSource addressBook;
 
     public OpenEndpoint(Vertx vertx, String nodeId, SessionTargets targets, UserLimits userLimits, SessionHost host,
-            SessionQuota quota, SessionDrives drives, NodeMessenger messenger) {
+            SessionQuota quota, SessionDrives drives, JumpHosts jumps, NodeMessenger messenger) {
+        this.jumps = jumps;
         this.vertx = vertx;
         this.nodeId = nodeId;
         this.targets = targets;
@@ -143,9 +148,8 @@ public final class OpenEndpoint {
             recheck(request);
             if (request.entry() == null) {
                 drives.check(request.spec(), nodeId); // an entry's spec is checked once read, below
-                return Future.succeededFuture(host.open(request.sessionId(), request.creator(), request.spec(),
-                        targets.checkedHere(request.spec(), request.target(), nodeId), request.chargedMb(),
-                        request.origin()));
+                return openAt(request, request.spec(), targets.checkedHere(request.spec(), request.target(),
+                        nodeId));
             }
         } catch (GatewayException refused) {
             return Future.failedFuture(refused);
@@ -164,8 +168,39 @@ public final class OpenEndpoint {
             drives.check(spec, nodeId);
             return spec;
         }, false)
-                .compose(spec -> targets.resolveChecked(spec).map(addresses -> host.open(request.sessionId(),
-                        request.creator(), spec, addresses.get(0), request.chargedMb(), request.origin())));
+                .compose(spec -> targets.resolveChecked(spec).compose(addresses -> openAt(request, spec,
+                        addresses.get(0))));
+    }
+
+    /**
+     * Opens the session with guacd connecting to {@code first}, the checked target; or, behind jump hosts, to the end
+     * of the chain this node opens through them, first hop at {@code first} (on a worker: it blocks), closed again if
+     * the session then does not open.
+     */
+    private Future<SessionInfo> openAt(OpenRequest request, SessionSpec spec, InetAddress first) {
+        if (spec.jumpHosts().isEmpty()) {
+            return opened(request, spec, new InetSocketAddress(first, spec.port()));
+        }
+        String client = request.origin().clientAddress();
+        return vertx.executeBlocking(() -> jumps.open(request.sessionId(), spec, first, request.creator(), client),
+                false).compose(local -> {
+                    try {
+                        return opened(request, spec, local);
+                    } catch (RuntimeException e) {
+                        jumps.closeChain(request.sessionId());
+                        throw e;
+                    }
+                });
+    }
+
+    /**
+     * Opens the session here and answers once its record is written: a caller told "created" may then find it, or
+     * delete it, through any node.
+     */
+    private Future<SessionInfo> opened(OpenRequest request, SessionSpec spec, InetSocketAddress target) {
+        SessionInfo info = host.open(request.sessionId(), request.creator(), spec, target, request.chargedMb(),
+                request.origin());
+        return Stages.await(vertx, host.published(request.sessionId())).map(ignored -> info);
     }
 
     /**

@@ -167,9 +167,7 @@ public final class SessionCreation {
 
     private SessionSpec bounded(SessionSpec spec) {
         DisplaySize display = userLimits.bound(spec.display());
-        return display.equals(spec.display()) ? spec
-                : new SessionSpec(spec.protocol(), spec.hostname(), spec.port(), display, spec.timezone(),
-                        spec.parameters());
+        return display.equals(spec.display()) ? spec : spec.withDisplay(display);
     }
 
     private TooManyException overLimit(Identity creator, SessionQuota.Grant held, int chargeMb) {

@@ -63,15 +63,8 @@ public final class SessionDrives {
                 "drive-name", settings.name());
     }
 
-    /** A subscriber to {@link SessionEvents}: a session that ends on this node leaves no drive behind. */
-    public void onEvent(SessionEvent event) {
-        if (event instanceof SessionEvent.Ended || event instanceof SessionEvent.Deleted deleted && deleted.wasLive()) {
-            remove(event.session().sessionId());
-        }
-    }
-
-    /** Removes session {@code sessionId}'s drive, if it had one, on a worker thread. */
-    void remove(String sessionId) {
+    /** Removes session {@code sessionId}'s drive, if it had one, on a worker thread: its session stopped here. */
+    public void remove(String sessionId) {
         if (!settings.enabled()) {
             return;
         }

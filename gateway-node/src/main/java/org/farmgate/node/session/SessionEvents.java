@@ -41,6 +41,19 @@ public final class SessionEvents {
         };
     }
 
+    /**
+     * A subscriber told the id of every session that stops running on this node (ended, or deleted while live), for
+     * what a session holds here beyond its guacd connection (a drive, a chain of jump hosts).
+     */
+    public static Consumer<SessionEvent> onStop(Consumer<String> sessionId) {
+        return event -> {
+            if (event instanceof SessionEvent.Ended
+                    || event instanceof SessionEvent.Deleted deleted && deleted.wasLive()) {
+                sessionId.accept(event.session().sessionId());
+            }
+        };
+    }
+
     void tell(SessionEvent event) {
         for (Consumer<SessionEvent> subscriber : subscribers) {
             try {

@@ -3,7 +3,8 @@ package org.farmgate.node.session;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -78,8 +79,9 @@ public final class SessionHost {
      * Opens a pending session that the router placed here and charged {@code chargedMb}. Limits were checked by the
      * router's reservation; the credentials stay in this node's memory.
      */
-    public SessionInfo open(String sessionId, Identity creator, SessionSpec spec, InetAddress target, int chargedMb,
-            Origin origin) {
+    /** @param target where guacd connects: the target's checked address, or the end of its jump hosts' chain */
+    public SessionInfo open(String sessionId, Identity creator, SessionSpec spec, InetSocketAddress target,
+            int chargedMb, Origin origin) {
         SessionInfo info = new SessionInfo(sessionId, spec.protocol(), SessionStatus.PENDING, clock.instant(),
                 spec.hostname(), spec.port(), spec.username(), creator.name(), creator.id(), 0, nodeId, chargedMb, null,
                 null, List.of(), creator.email(), 1);
@@ -90,7 +92,7 @@ public final class SessionHost {
                 // The placing node asked again after a late answer: it is the same session, opened once.
                 return already.info();
             }
-            ledger.opened(info, origin);
+            session.published = ledger.opened(info, origin);
             session.pendingTimer = vertx.setTimer(limits.pendingTimeout().toMillis(), id -> expire(session));
         }
         LOG.info("session {} pending: node={} protocol={} target={}:{} by={} owner={}{} charged={}MB", sessionId,
@@ -407,6 +409,17 @@ public final class SessionHost {
                     ledger.reasserted(session.info);
                 }
             }
+        }
+    }
+
+    /** When the session's first record was written (at once for a session unknown here). */
+    public CompletionStage<Void> published(String sessionId) {
+        LocalSession session = sessions.get(sessionId);
+        if (session == null) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        synchronized (session) {
+            return session.published;
         }
     }
 

@@ -48,19 +48,28 @@ public final class SessionLedger {
     }
 
     /** A session placed on this node is pending, waiting for its first WebSocket. */
-    void opened(SessionInfo info, Origin origin) {
-        publish(info);
+    /** @return when the session's first record is written (or could not be: logged), for the create's answer */
+    CompletionStage<Void> opened(SessionInfo info, Origin origin) {
+        CompletionStage<Void> written = write(info);
         events.tell(new SessionEvent.Opened(info, origin));
+        return written;
     }
 
     /** The session's record written as it is (again, by the repair that found it missing). */
     public void publish(SessionInfo info) {
-        logFailure(directory.publish(info).thenAccept(written -> {
+        write(info);
+    }
+
+    private CompletionStage<Void> write(SessionInfo info) {
+        return directory.publish(info).thenAccept(written -> {
             if (!written) {
                 LOG.info("session {}: the directory keeps its record over revision {} ({}): another node's, a newer "
                         + "one, an end, or a removal", info.sessionId(), info.revision(), info.status().wireName());
             }
-        }), "publish the record of", info.sessionId());
+        }).exceptionally(error -> {
+            LOG.warn("could not publish the record of session {}: {}", info.sessionId(), error.getMessage());
+            return null;
+        });
     }
 
     /**

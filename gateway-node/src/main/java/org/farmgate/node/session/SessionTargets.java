@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.farmgate.error.GatewayException;
 import org.farmgate.error.InvalidRequestException;
+import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.node.target.HostName;
 import org.farmgate.node.target.TargetPolicy;
@@ -26,14 +27,27 @@ public final class SessionTargets {
         this.targets = targets;
     }
 
+    /**
+     * What the node connects to first, and as what: the target itself, or, behind jump hosts, the first hop (an SSH
+     * server; the target is reached from the last hop, in its network, and named to it as given).
+     */
+    private record FirstStep(String field, String host, Protocol protocol) {
+
+        static FirstStep of(SessionSpec spec) {
+            return spec.jumpHosts().isEmpty() ? new FirstStep("hostname", spec.hostname(), spec.protocol())
+                    : new FirstStep("jump_hosts[0].hostname", spec.jumpHosts().get(0).hostname(), Protocol.SSH);
+        }
+    }
+
     /** Name resolution blocks, so it runs on a worker thread; a literal address is checked at once. */
     public Future<List<InetAddress>> resolveChecked(SessionSpec spec) {
+        FirstStep first = FirstStep.of(spec);
         InetAddress literal;
         try {
-            HostName.check("hostname", spec.hostname()); // an address-book entry's too
-            literal = HostName.literal(spec.hostname());
+            HostName.check(first.field(), first.host()); // an address-book entry's too
+            literal = HostName.literal(first.host());
             if (literal != null) {
-                return Future.succeededFuture(checked(spec, List.of(literal)));
+                return Future.succeededFuture(checked(first, List.of(literal)));
             }
         } catch (GatewayException e) {
             return Future.failedFuture(e);
@@ -41,33 +55,35 @@ public final class SessionTargets {
         return vertx.executeBlocking(() -> {
             List<InetAddress> addresses;
             try {
-                addresses = Arrays.asList(InetAddress.getAllByName(spec.hostname()));
+                addresses = Arrays.asList(InetAddress.getAllByName(first.host()));
             } catch (UnknownHostException e) {
-                throw new InvalidRequestException("field 'hostname': " + spec.hostname() + " does not resolve");
+                throw new InvalidRequestException("field '" + first.field() + "': " + first.host()
+                        + " does not resolve");
             }
-            return checked(spec, addresses);
+            return checked(first, addresses);
         }, false);
     }
 
     /** The address the placing node resolved, checked against this node's own list. */
     InetAddress checkedHere(SessionSpec spec, String address, String nodeId) {
+        FirstStep first = FirstStep.of(spec);
         InetAddress target = HostName.literal(address);
         if (target == null) {
             throw new InvalidRequestException("unreadable target address " + address);
         }
-        if (targets.firstOutside(spec.protocol(), List.of(target)) != null) {
-            throw new InvalidRequestException("field 'hostname': " + spec.hostname() + " resolves to " + address
-                    + ", outside the networks node " + nodeId + " allows for " + spec.protocol().wireName());
+        if (targets.firstOutside(first.protocol(), List.of(target)) != null) {
+            throw new InvalidRequestException("field '" + first.field() + "': " + first.host() + " resolves to "
+                    + address + ", outside the networks node " + nodeId + " allows for " + first.protocol().wireName());
         }
         return target;
     }
 
-    private List<InetAddress> checked(SessionSpec spec, List<InetAddress> addresses) {
-        InetAddress outside = targets.firstOutside(spec.protocol(), addresses);
+    private List<InetAddress> checked(FirstStep first, List<InetAddress> addresses) {
+        InetAddress outside = targets.firstOutside(first.protocol(), addresses);
         if (outside != null) {
-            throw new InvalidRequestException("field 'hostname': " + spec.hostname() + " resolves to "
-                    + outside.getHostAddress() + ", outside the networks allowed for " + spec.protocol().wireName()
-                    + " (" + targets.allowedNetworks(spec.protocol()) + ")");
+            throw new InvalidRequestException("field '" + first.field() + "': " + first.host() + " resolves to "
+                    + outside.getHostAddress() + ", outside the networks allowed for " + first.protocol().wireName()
+                    + " (" + targets.allowedNetworks(first.protocol()) + ")");
         }
         return addresses;
     }

@@ -85,6 +85,8 @@ public final class FileSource implements AddressBookSource {
         }
     }
 
+    private static final ObjectMapper PLAIN = new ObjectMapper();
+
     private static Map<String, Object> fields(JsonNode entry) {
         Map<String, Object> out = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = entry.fields(); it.hasNext(); ) {
@@ -92,7 +94,9 @@ public final class FileSource implements AddressBookSource {
             JsonNode value = field.getValue();
             String key = field.getKey().equals("session_type") ? "type" : field.getKey();
             if (!key.equals("name")) {
-                out.put(key, value.isNumber() ? (Object) value.asLong() : value.isBoolean() ? (Object) value.asBoolean()
+                // lists and objects (an entry's jump_hosts) as plain Java values, the rest as before
+                out.put(key, value.isContainerNode() ? PLAIN.convertValue(value, Object.class)
+                        : value.isNumber() ? (Object) value.asLong() : value.isBoolean() ? (Object) value.asBoolean()
                         : value.isNull() ? null : value.asText());
             }
         }

@@ -271,6 +271,13 @@ public final class VaultSource implements AddressBookSource {
             }
             return out;
         }
+        if (value.isObject()) { // a field of objects, such as an entry's jump_hosts
+            Map<String, Object> out = new LinkedHashMap<>();
+            for (JsonObject.Member member : value.asObject()) {
+                out.put(member.getName(), plain(member.getValue()));
+            }
+            return out;
+        }
         return value.toString();
     }
 

@@ -3,7 +3,9 @@ package org.farmgate.model.addressbook;
 import com.fasterxml.jackson.annotation.JsonAnyGetter;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -45,7 +47,9 @@ public record EntryInfo(@JsonIgnore String name, @JsonIgnore Map<String, Object>
         out.put("name", name);
         boolean credentials = false;
         for (Map.Entry<String, Object> field : stored.entrySet()) {
-            if (isSecret(field.getKey())) {
+            if (field.getKey().equals("jump_hosts") && field.getValue() instanceof List<?> hops) {
+                credentials |= hopsPublicly(hops, out);
+            } else if (isSecret(field.getKey())) {
                 credentials |= field.getValue() != null && !String.valueOf(field.getValue()).isEmpty();
             } else if (field.getKey().equals("type")) {
                 out.put("session_type", field.getValue());
@@ -55,6 +59,31 @@ public record EntryInfo(@JsonIgnore String name, @JsonIgnore Map<String, Object>
         }
         out.put("has_credentials", credentials);
         return new EntryInfo(name, out);
+    }
+
+    /**
+     * An entry's jump hosts as anyone may see them: where, who and which key, never how to log in.
+     *
+     * @return whether a hop holds a credential
+     */
+    private static boolean hopsPublicly(List<?> hops, Map<String, Object> out) {
+        List<Map<String, Object>> shown = new ArrayList<>();
+        boolean credentials = false;
+        for (Object hop : hops) {
+            if (!(hop instanceof Map<?, ?> fields)) {
+                continue; // refused when the entry is used; nothing of it is shown
+            }
+            Map<String, Object> one = new LinkedHashMap<>();
+            for (String name : List.of("hostname", "port", "username", "host_key")) {
+                if (fields.get(name) != null) {
+                    one.put(name, fields.get(name));
+                }
+            }
+            credentials |= fields.get("password") != null || fields.get("private_key") != null;
+            shown.add(one);
+        }
+        out.put("jump_hosts", shown);
+        return credentials;
     }
 
     @JsonAnyGetter

@@ -13,8 +13,10 @@ import java.util.stream.Stream;
 
 /**
  * Debian's OpenSSH server on a loopback port, with host keys of its own made for it ({@code ssh-keygen}), so that a
- * test knows the keys a real server shows. Started again with new keys, it is a machine that was reinstalled, or one
- * that someone put in its place. Needs {@code openssh-server} (the test skips without it: {@link #isInstalled}).
+ * test knows the keys a real server shows; the user running the test logs in with a key made for it, and may forward
+ * ({@code direct-tcpip}), so that it serves as a real jump host too. Started again with new keys, it is a machine
+ * that was reinstalled, or one that someone put in its place. Needs {@code openssh-server} (the test skips without
+ * it: {@link #isInstalled}).
  */
 public final class TestSshd implements AutoCloseable {
 
@@ -63,6 +65,16 @@ public final class TestSshd implements AutoCloseable {
         return printed.split("\\s+")[1];
     }
 
+    /** Who may log in (with {@link #clientKey}): the user running the test. */
+    public String user() {
+        return System.getProperty("user.name");
+    }
+
+    /** The private key {@link #user} logs in with, as its OpenSSH file holds it. */
+    public String clientKey() throws IOException {
+        return Files.readString(dir.resolve("client"));
+    }
+
     /** Stops, makes new host keys and starts again on the same port: the same machine, reinstalled. */
     public void reinstall() throws IOException, InterruptedException {
         stop();
@@ -81,8 +93,16 @@ public final class TestSshd implements AutoCloseable {
 
     private void run() throws IOException, InterruptedException {
         Files.createDirectories(Path.of("/run/sshd")); // its privilege separation directory
+        if (!Files.exists(dir.resolve("client"))) {
+            exec(List.of(KEYGEN.toString(), "-q", "-t", "ed25519", "-N", "", "-C", "farmgate-client",
+                    "-f", dir.resolve("client").toString()));
+            Files.copy(dir.resolve("client.pub"), dir.resolve("authorized_keys"));
+        }
+        // the user running the test logs in with the client key (root included: keys only), and may forward
         StringBuilder config = new StringBuilder("ListenAddress 127.0.0.1\nPort " + port + "\nPidFile "
-                + dir.resolve("sshd.pid") + "\nUsePAM no\nStrictModes no\nPasswordAuthentication no\n");
+                + dir.resolve("sshd.pid") + "\nUsePAM no\nStrictModes no\nPasswordAuthentication no\n"
+                + "AuthorizedKeysFile " + dir.resolve("authorized_keys") + "\nPermitRootLogin prohibit-password\n"
+                + "AllowTcpForwarding yes\n");
         for (String type : types) {
             config.append("HostKey ").append(dir.resolve("key_" + type)).append('\n');
         }
