@@ -122,7 +122,7 @@ public final class JumpChainBenchmark implements Callable<Integer> {
     private static void connect(JumpHosts jumps, SessionSpec spec, Identity who, String id) throws Exception {
         InetSocketAddress at = spec.jumpHosts().isEmpty()
                 ? new InetSocketAddress(InetAddress.getLoopbackAddress(), spec.port())
-                : jumps.open(id, spec, InetAddress.getLoopbackAddress(), who, null);
+                : jumps.open(id, spec, InetAddress.getLoopbackAddress(), who, null).local();
         try (Socket socket = new Socket(at.getAddress(), at.getPort())) {
             socket.setSoTimeout(10_000);
             InputStream in = socket.getInputStream();

@@ -3,6 +3,7 @@ package org.farmgate.node.hostkey;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -105,8 +106,7 @@ public final class HostKeyTrust {
                         + "it (host_key)"));
             }
             if (!spec.jumpHosts().isEmpty()) {
-                // behind jump hosts the node cannot read the target's key without opening the chain: checked only
-                // when pinned or known
+                // behind jump hosts the key is read through the chain, by the node that opens it (settleThrough)
                 return Future.succeededFuture(spec);
             }
             return Stages.await(vertx, probe.probe(address, spec.port()))
@@ -114,6 +114,23 @@ public final class HostKeyTrust {
                             sessionId, clientAddress)))
                     .map(key -> withKey(spec, key));
         });
+    }
+
+    /**
+     * A target behind jump hosts with no key yet: with {@code accept-new}, the key it shows through the chain's
+     * forward ({@code via}), trusted from then on, becomes the session's; otherwise the spec as it is.
+     */
+    public CompletionStage<SessionSpec> settleThrough(SessionSpec spec, InetSocketAddress via, Identity creator,
+            String sessionId, String clientAddress) {
+        if (spec.protocol() != Protocol.SSH || policy != HostKeyPolicy.ACCEPT_NEW
+                || spec.parameters().containsKey(ARGUMENT)) {
+            return CompletableFuture.completedFuture(spec);
+        }
+        return trusted.get(key(spec.hostname(), spec.port())).thenCompose(known -> known != null
+                ? CompletableFuture.completedFuture(known.key()) // trusted since the session was placed
+                : probe.probe(via.getAddress(), via.getPort()).thenCompose(shown -> trustFirst(spec.hostname(),
+                        spec.port(), shown, creator, sessionId, clientAddress)))
+                .thenApply(key -> withKey(spec, key));
     }
 
     /**

@@ -81,12 +81,28 @@ public final class JumpHosts implements AutoCloseable {
         client.start();
     }
 
+    /** Where guacd connects for a session behind jump hosts, and the spec it is given (with the target's key). */
+    public record Opened(InetSocketAddress local, SessionSpec spec) {
+    }
+
     /**
-     * Opens session {@code sessionId}'s chain (blocking: a worker's job) and returns where guacd connects.
+     * Opens session {@code sessionId}'s chain (blocking: a worker's job) and returns where guacd connects. A target
+     * whose key is not known yet has it read through the chain and trusted, with {@code accept-new}.
      *
      * @param first the first hop's address, checked against the allow-list by the caller
      */
-    public InetSocketAddress open(String sessionId, SessionSpec spec, InetAddress first, Identity creator,
+    public Opened open(String sessionId, SessionSpec spec, InetAddress first, Identity creator,
+            String clientAddress) {
+        InetSocketAddress local = chain(sessionId, spec, first, creator, clientAddress);
+        try {
+            return new Opened(local, await(trust.settleThrough(spec, local, creator, sessionId, clientAddress)));
+        } catch (RuntimeException e) {
+            closeChain(sessionId);
+            throw e;
+        }
+    }
+
+    private InetSocketAddress chain(String sessionId, SessionSpec spec, InetAddress first, Identity creator,
             String clientAddress) {
         List<JumpHost> hops = spec.jumpHosts();
         List<ClientSession> sessions = new ArrayList<>();

@@ -183,9 +183,9 @@ public final class OpenEndpoint {
         }
         String client = request.origin().clientAddress();
         return vertx.executeBlocking(() -> jumps.open(request.sessionId(), spec, first, request.creator(), client),
-                false).compose(local -> {
+                false).compose(chain -> {
                     try {
-                        return opened(request, spec, local);
+                        return opened(request, chain.spec(), chain.local());
                     } catch (RuntimeException e) {
                         jumps.closeChain(request.sessionId());
                         throw e;

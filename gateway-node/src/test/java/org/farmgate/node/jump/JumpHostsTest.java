@@ -140,6 +140,11 @@ class JumpHostsTest {
         JsonNode known = TestNode.json(node.request("GET", "/api/ssh/known-hosts", TestNode.ADMIN, null));
         assertTrue(known.toString().contains("\"port\":" + first.port()), "the hop's key trusted on first use: "
                 + known);
+        assertTrue(known.toString().contains("\"port\":" + target.port()), "and the target's, read through it: "
+                + known);
+        assertEquals("[127.0.0.1]:" + forward + " " + String.join(" ", java.util.Arrays.copyOf(
+                target.publicKey("ed25519").split(" "), 2)), node.guacd.lastSession().connectValues().get("host-key"),
+                "guacd is given the target's key for the forward's address");
 
         assertEquals(204, node.request("DELETE", "/api/sessions/" + session.sessionId(), TestNode.ADMIN, null)
                 .statusCode());
