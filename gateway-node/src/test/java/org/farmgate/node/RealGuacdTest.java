@@ -162,6 +162,31 @@ class RealGuacdTest {
         }
     }
 
+    /**
+     * A real guacd reaches an SSH target through a real OpenSSH jump host: it connects to the node's forward, is
+     * given the target's key read through the chain, reaches the target's login (refused: 769), and a target
+     * reinstalled behind the hop is refused by guacd (512).
+     */
+    @Test
+    void guacdReachesATargetThroughAJumpHostAndChecksItsKey() throws Exception {
+        assumeTrue(GUACD != null && org.farmgate.testkit.ssh.TestSshd.isInstalled(),
+                "FARMGATE_REAL_GUACD is not set, or Debian's openssh-server is not installed");
+        try (org.farmgate.testkit.ssh.TestSshd target = org.farmgate.testkit.ssh.TestSshd.start("ed25519", "ecdsa");
+                org.farmgate.testkit.ssh.TestSshd bastion = org.farmgate.testkit.ssh.TestSshd.start("ed25519");
+                TestNode node = node(Map.of("GW_SSH_HOST_KEYS", "accept-new"))) {
+            String body = "{\"hostname\":\"127.0.0.1\",\"port\":" + target.port()
+                    + ",\"username\":\"nobody\",\"password\":\"wrong\",\"jump_hosts\":[{\"hostname\":\"127.0.0.1\","
+                    + "\"port\":" + bastion.port() + ",\"username\":\"" + bastion.user() + "\",\"private_key\":"
+                    + com.fasterxml.jackson.databind.json.JsonMapper.builder().build()
+                            .writeValueAsString(bastion.clientKey()) + "}]}";
+            String first = guacdError(node, node.createSession(TestNode.ADMIN, body));
+            assertTrue(first.endsWith(".769;"), "through the hop to the target's login: " + first);
+            target.reinstall();
+            String changed = guacdError(node, node.createSession(TestNode.ADMIN, body));
+            assertTrue(changed.endsWith(".512;"), "a target reinstalled behind the hop: " + changed);
+        }
+    }
+
     /** guacd's error for a session that cannot log in: the instruction, or "none" when guacd sent none in 20 s. */
     private static String guacdError(TestNode node, SessionInfo session) throws Exception {
         try (WsClient client = node.attach(session)) {
