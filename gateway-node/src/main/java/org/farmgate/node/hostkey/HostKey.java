@@ -6,9 +6,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.PublicKey;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.Set;
+import org.apache.sshd.common.config.keys.PublicKeyEntry;
 import org.farmgate.error.InvalidRequestException;
 
 /**
@@ -69,6 +71,11 @@ public record HostKey(String algorithm, String base64) {
         } catch (IOException e) {
             return null;
         }
+    }
+
+    /** The key an SSH server showed, as Apache MINA SSHD hands it to a client's verifier. */
+    public static HostKey of(PublicKey shown) {
+        return parse("the server's key", PublicKeyEntry.toString(shown));
     }
 
     /** {@code algorithm base64}, as a {@code .pub} file holds it without a comment. */

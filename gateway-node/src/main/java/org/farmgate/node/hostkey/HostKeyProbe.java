@@ -3,7 +3,6 @@ package org.farmgate.node.hostkey;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.security.PublicKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +17,6 @@ import org.apache.sshd.client.future.ConnectFuture;
 import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.common.AttributeRepository;
 import org.apache.sshd.common.NamedFactory;
-import org.apache.sshd.common.config.keys.PublicKeyEntry;
 import org.apache.sshd.common.signature.BuiltinSignatures;
 import org.apache.sshd.common.signature.Signature;
 import org.farmgate.error.UnavailableException;
@@ -75,7 +73,7 @@ public final class HostKeyProbe implements AutoCloseable {
             CompletableFuture<HostKey> seen = session.getConnectionContext() == null ? null
                     : session.getConnectionContext().getAttribute(SEEN);
             if (seen != null) {
-                seen.complete(hostKey(key));
+                seen.complete(HostKey.of(key));
             }
             return false; // seen: nothing more is wanted of this server
         });
@@ -114,10 +112,6 @@ public final class HostKeyProbe implements AutoCloseable {
             throw new IllegalArgumentException("no SSH host-key algorithm given");
         }
         return out;
-    }
-
-    private static HostKey hostKey(PublicKey key) {
-        return HostKey.parse("the server's key", PublicKeyEntry.toString(key));
     }
 
     /** The key the server at {@code address:port} shows; a 502 naming the server when it cannot be read. */

@@ -169,15 +169,10 @@ public final class HostKeyTrust {
         return withKey(built, HostKey.parse("host-key", settled));
     }
 
-    /** guacd's {@code host-key} argument for the address guacd is given, from a spec's {@code host-key}. */
-    public static Map<String, String> forGuacd(Map<String, String> arguments, String address, int port) {
-        String key = arguments.get(ARGUMENT);
-        if (key == null) {
-            return arguments;
-        }
-        Map<String, String> out = new HashMap<>(arguments);
-        out.put(ARGUMENT, HostKey.parse("host-key", key).knownHostsLine(address, port));
-        return out;
+    /** Turns a handshake's {@code host-key} (the spec's key) into guacd's line for the address guacd is given. */
+    public static void forGuacd(Map<String, String> arguments, String address, int port) {
+        arguments.computeIfPresent(ARGUMENT, (name, key) -> HostKey.parse("host-key", key).knownHostsLine(address,
+                port));
     }
 
     /** An admin's pin: the key every later session to the target must see, over any trusted before. */

@@ -21,7 +21,6 @@ import org.apache.sshd.client.session.ClientSession;
 import org.apache.sshd.common.AttributeRepository;
 import org.apache.sshd.common.NamedResource;
 import org.apache.sshd.common.config.keys.FilePasswordProvider;
-import org.apache.sshd.common.config.keys.PublicKeyEntry;
 import org.apache.sshd.common.util.net.SshdSocketAddress;
 import org.apache.sshd.common.util.security.SecurityUtils;
 import org.apache.sshd.core.CoreModuleProperties;
@@ -74,7 +73,7 @@ public final class JumpHosts implements AutoCloseable {
         CoreModuleProperties.TCP_NODELAY.set(client, true);
         client.setServerKeyVerifier((session, address, key) -> {
             Expectation expected = session.getConnectionContext().getAttribute(EXPECTED);
-            HostKey shown = HostKey.parse("the jump host's key", PublicKeyEntry.toString(key));
+            HostKey shown = HostKey.of(key);
             expected.shown().complete(shown);
             return expected.key() == null || expected.key().equals(shown);
         });

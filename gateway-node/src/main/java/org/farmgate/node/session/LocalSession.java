@@ -79,8 +79,8 @@ public final class LocalSession {
      */
     public HandshakeRequest handshakeRequest(ClientHints hints, String defaultTimezone) {
         String address = target.getAddress().getHostAddress();
-        Map<String, String> arguments = new HashMap<>(HostKeyTrust.forGuacd(spec.parameters(), address,
-                target.getPort()));
+        Map<String, String> arguments = new HashMap<>(spec.parameters());
+        HostKeyTrust.forGuacd(arguments, address, target.getPort());
         arguments.put("hostname", address);
         arguments.put("port", String.valueOf(target.getPort()));
         arguments.putAll(driveArguments);

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.farmgate.error.UnavailableException;
 import org.farmgate.error.UpstreamException;
 import org.junit.jupiter.api.Test;
@@ -90,8 +91,8 @@ class HostKeyProbeTest {
             closed.close();
             CompletableFuture<HostKey> waiting = probe.probe(InetAddress.getLoopbackAddress(), port)
                     .toCompletableFuture();
-            Thread.sleep(200);
-            assertTrue(!waiting.isDone(), "a probe waits for guacd's order");
+            assertThrows(TimeoutException.class, () -> waiting.get(200, TimeUnit.MILLISECONDS),
+                    "a probe waits for guacd's order");
             probe.follow(List.of("ssh-ed25519"));
             probe.ordered();
             assertThrows(ExecutionException.class, () -> waiting.get(10, TimeUnit.SECONDS), "then goes on");

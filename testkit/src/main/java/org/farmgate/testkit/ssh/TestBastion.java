@@ -3,7 +3,6 @@ package org.farmgate.testkit.ssh;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.apache.sshd.common.config.keys.KeyUtils;
 import org.apache.sshd.common.config.keys.PublicKeyEntry;
 import org.apache.sshd.server.SshServer;
@@ -29,11 +28,7 @@ public final class TestBastion implements AutoCloseable {
 
     public static TestBastion start() throws Exception {
         Path dir = Files.createTempDirectory("farmgate-bastion");
-        Process keygen = new ProcessBuilder("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "jump",
-                "-f", dir.resolve("client").toString()).redirectErrorStream(true).start();
-        if (!keygen.waitFor(30, TimeUnit.SECONDS) || keygen.exitValue() != 0) {
-            throw new IOException("ssh-keygen failed: " + new String(keygen.getInputStream().readAllBytes()));
-        }
+        TestSshd.newClientKey(dir.resolve("client"), "jump");
         String allowed = KeyUtils.getFingerPrint(PublicKeyEntry.parsePublicKeyEntry(
                 Files.readString(dir.resolve("client.pub")).trim()).resolvePublicKey(null, null, null));
         SshServer server = SshServer.setUpDefaultServer();

@@ -94,8 +94,7 @@ public final class TestSshd implements AutoCloseable {
     private void run() throws IOException, InterruptedException {
         Files.createDirectories(Path.of("/run/sshd")); // its privilege separation directory
         if (!Files.exists(dir.resolve("client"))) {
-            exec(List.of(KEYGEN.toString(), "-q", "-t", "ed25519", "-N", "", "-C", "farmgate-client",
-                    "-f", dir.resolve("client").toString()));
+            newClientKey(dir.resolve("client"), "farmgate-client");
             Files.copy(dir.resolve("client.pub"), dir.resolve("authorized_keys"));
         }
         // the user running the test logs in with the client key (root included: keys only), and may forward
@@ -131,6 +130,11 @@ public final class TestSshd implements AutoCloseable {
                 process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /** An Ed25519 key pair without a passphrase, at {@code file} and {@code file.pub}. */
+    static void newClientKey(Path file, String comment) throws IOException, InterruptedException {
+        exec(List.of(KEYGEN.toString(), "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", file.toString()));
     }
 
     private static String exec(List<String> command) throws IOException, InterruptedException {
