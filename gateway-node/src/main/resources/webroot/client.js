@@ -1,5 +1,5 @@
 import Guacamole from './vendor/guacamole-common.js';
-import {ApiError, api, element, fragmentParam, signIn} from './common.js';
+import {ApiError, api, credentials, element, fragmentParam, signIn} from './common.js';
 import {hostKeyChangedText, statusText} from './status-text.js';
 import {US_KEYBOARD} from './osk-layout.js';
 
@@ -623,10 +623,42 @@ function endReason(s) {
   return guacd ? statusText(Number(guacd[1]), guacd[2], target(s)) : s.end_reason;
 }
 
+/**
+ * Running sessions' pictures, by session id: object URLs of the last JPEG each node made (an <img> could not send
+ * the page's token, so they are fetched). The last one stays shown until its successor has loaded.
+ */
+const pictures = new Map();
+
+async function showPicture(img, sessionId) {
+  const response = await fetch(`/api/sessions/${sessionId}/thumbnail`, {headers: credentials()});
+  if (!response.ok) return; // none yet, or the node is busy: the last one stays
+  const url = URL.createObjectURL(await response.blob());
+  const old = pictures.get(sessionId);
+  pictures.set(sessionId, url);
+  img.src = url;
+  img.hidden = false;
+  if (old) URL.revokeObjectURL(old);
+}
+
+function forgetPictures(shown) {
+  for (const [id, url] of pictures) {
+    if (!shown.has(id)) {
+      URL.revokeObjectURL(url);
+      pictures.delete(id);
+    }
+  }
+}
+
 function sessionRow(s) {
   const live = s.status === 'pending' || s.status === 'active';
+  let picture = null;
+  if (s.status === 'active') {
+    picture = element('img', {class: 'thumb', alt: `the screen of ${target(s)}`, hidden: !pictures.has(s.session_id)});
+    if (pictures.has(s.session_id)) picture.src = pictures.get(s.session_id);
+    showPicture(picture, s.session_id).catch(() => {});
+  }
   return element('tr', {'data-session': s.session_id},
-    element('td', {}, s.session_id.slice(0, 8)), element('td', {}, s.session_type),
+    element('td', {}, s.session_id.slice(0, 8), picture), element('td', {}, s.session_type),
     element('td', {}, target(s)), element('td', {}, s.created_by || '',
       s.created_by_email ? element('div', {class: 'small'}, s.created_by_email) : null),
     element('td', {class: 'small'}, new Date(s.created_at).toLocaleString()),
@@ -657,6 +689,7 @@ async function refreshSessions() {
   }
   delete list.dataset.stale;
   list.replaceChildren(...sessions.map(sessionRow));
+  forgetPictures(new Set(sessions.filter(s => s.status === 'active').map(s => s.session_id)));
 }
 
 /** The address book as a tree: folders by path, indented by depth, filtered by the search box. */
@@ -679,8 +712,9 @@ function renderBook() {
     rows.push(element('tr', {class: 'folder'}, element('td', {colspan: 5, style: `padding-left:${0.7 + depth}rem`},
       folder.path, folder.description ? element('span', {class: 'small'}, ' · ' + folder.description) : null)));
     for (const entry of entries) {
-      const open = () => api('POST', `/api/addressbook/folders/${encodeURIComponent(folder.scope)}/`
-        + `${encodeURIComponent(folder.path)}/entries/${encodeURIComponent(entry.name)}/connect`, areaSize());
+      const open = () => withCredentials(() => api('POST', `/api/addressbook/folders/`
+        + `${encodeURIComponent(folder.scope)}/${encodeURIComponent(folder.path)}/entries/`
+        + `${encodeURIComponent(entry.name)}/connect`, areaSize()), entry.display_name || entry.name);
       rows.push(element('tr', {'data-entry': `${folder.path}/${entry.name}`},
         element('td', {style: `padding-left:${1.7 + depth}rem`}, entry.display_name || entry.name),
         element('td', {}, entry.session_type), element('td', {}, `${entry.hostname}:${entry.port || ''}`),
@@ -697,6 +731,106 @@ function renderBook() {
   }
   $('addressbook').replaceChildren(...rows);
 }
+
+/** How a variable's value is typed: a key in a text area, a name or a domain in clear, anything else hidden. */
+function credentialInput(name) {
+  if (/_key$/.test(name)) {
+    return element('textarea', {name, rows: 2, autocomplete: 'off', placeholder: 'private key (PEM)'});
+  }
+  const clear = /_(user|username|domain)$/.test(name);
+  return element('input', {name, type: clear ? 'text' : 'password', autocomplete: 'off', size: 28});
+}
+
+/** The values typed into {@code form}'s fields, blank ones left out (a blank keeps what is stored). */
+function typedValues(form) {
+  const values = {};
+  for (const field of form.querySelectorAll('input[name], textarea[name]')) {
+    if (field.value !== '') values[field.name] = field.value;
+  }
+  return values;
+}
+
+/**
+ * Runs {@code open}; when the entry asks for credential variables this person has not stored (412, as rustguac
+ * answers), asks for exactly those, keeps them, and opens again. Cancelling says the session was not opened.
+ */
+async function withCredentials(open, label) {
+  try {
+    return await open();
+  } catch (error) {
+    const missing = error instanceof ApiError && error.status === 412 ? error.body.missing_variables || [] : [];
+    if (missing.length === 0) throw error;
+    await askCredentials(missing, label);
+    return open();
+  }
+}
+
+function askCredentials(names, label) {
+  const dialog = $('ask-credentials');
+  const form = dialog.querySelector('form');
+  $('ask-credentials-text').textContent = `"${label}" logs in with your own credentials. Enter `
+    + (names.length === 1 ? 'this one' : `these ${names.length}`) + ' once:';
+  $('ask-credentials-fields').replaceChildren(...names.map(name => element('label', {}, name + ' ',
+    credentialInput(name))));
+  form.querySelector('.problem').textContent = '';
+  dialog.hidden = false;
+  form.querySelector('input, textarea').focus();
+  return new Promise((resolve, reject) => {
+    $('ask-credentials-cancel').onclick = () => {
+      dialog.hidden = true;
+      reject(new Error(`Not connected to ${label}: it needs ${names.join(', ')}.`));
+    };
+    form.onsubmit = async event => {
+      event.preventDefault();
+      const values = typedValues(form);
+      const left = names.filter(name => !values[name]);
+      if (left.length) {
+        form.querySelector('.problem').textContent = 'Still needed: ' + left.join(', ');
+        return;
+      }
+      try {
+        await api('PUT', '/api/me/credentials', {credentials: values});
+        dialog.hidden = true;
+        loadCredentials();
+        resolve();
+      } catch (error) {
+        form.querySelector('.problem').textContent = error.message;
+      }
+    };
+  });
+}
+
+/** My credentials: the variables this person keeps and those the entries they see ask for. */
+async function loadCredentials() {
+  const [mine, used] = await Promise.all([api('GET', '/api/me/credentials'),
+    api('GET', '/api/credential-variables').catch(() => ({variables: {}}))]);
+  const names = [...new Set([...Object.keys(used.variables), ...Object.keys(mine.credentials)])].sort();
+  const rows = names.map(name => {
+    const stored = mine.credentials[name];
+    return element('tr', {'data-variable': name}, element('td', {}, element('code', {}, name)),
+      element('td', {class: 'small'}, stored && stored.set ? stored.display : 'not set'),
+      element('td', {}, credentialInput(name)),
+      element('td', {}, stored && stored.set ? element('button', {type: 'button', onclick: async () => {
+        await api('DELETE', `/api/me/credentials/${encodeURIComponent(name)}`)
+          .catch(error => status(error.message, true));
+        loadCredentials();
+      }}, 'Forget') : null));
+  });
+  $('credentials').replaceChildren(...rows);
+  $('credentials-section').hidden = names.length === 0;
+}
+
+$('my-credentials').onsubmit = async event => {
+  event.preventDefault();
+  const form = $('my-credentials');
+  try {
+    await api('PUT', '/api/me/credentials', {credentials: typedValues(form)});
+    form.querySelector('.problem').textContent = '';
+    await loadCredentials();
+  } catch (error) {
+    form.querySelector('.problem').textContent = error.message;
+  }
+};
 
 async function refresh() {
   try {
@@ -769,6 +903,9 @@ async function start() {
   $('everyone-toggle').hidden = !isAdmin;
   $('main').hidden = false;
   await refresh();
+  if (hasAddressBook && me.email && ['operator', 'poweruser', 'admin'].includes(me.role)) {
+    loadCredentials().catch(() => { $('credentials-section').hidden = true; }); // a file address book has none
+  }
   setInterval(() => { if (view.hidden) refresh(); }, 5000);
   const asked = fragmentParam('connect');
   const shown = sessionStorage.getItem(SESSION_KEY); // a reload: back to the session this tab showed

@@ -57,9 +57,10 @@ export function forgetToken() {
 }
 
 export class ApiError extends Error {
-  constructor(status, message) {
+  constructor(status, message, body) {
     super(message);
     this.status = status;
+    this.body = body || {};
   }
 }
 
@@ -91,7 +92,7 @@ export async function api(method, path, body, token) {
   }
   const json = await response.json().catch(() => ({}));
   if (!response.ok) {
-    throw new ApiError(response.status, json.error || response.statusText);
+    throw new ApiError(response.status, json.error || response.statusText, json);
   }
   return json;
 }

@@ -28,6 +28,7 @@ import org.farmgate.bench.fault.FaultProxyMain;
 import org.farmgate.bench.guacd.SyntheticGuacdMain;
 import org.farmgate.bench.hostkey.HostKeyProbeBenchmark;
 import org.farmgate.bench.hostkey.JumpChainBenchmark;
+import org.farmgate.bench.thumbnail.ThumbnailBenchmark;
 import org.farmgate.bench.idle.IdleSessionsBenchmark;
 import org.farmgate.bench.load.LoadClientMain;
 import org.farmgate.bench.plot.PlotMain;
@@ -204,6 +205,11 @@ class BenchCommandsTest {
     void jumpChainBenchmark() {
         assumeTrue(TestSshd.isInstalled(), "Debian's openssh-server is not installed");
         run(new JumpChainBenchmark(), "--connects", "2", "--warmup", "1", "--max-hops", "2");
+    }
+
+    @Test
+    void thumbnailBenchmark() {
+        run(new ThumbnailBenchmark(), "--sessions", "2", "--seconds", "1", "--rounds", "1");
     }
 
     @Test

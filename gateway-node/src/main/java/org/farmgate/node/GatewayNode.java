@@ -30,6 +30,7 @@ import org.farmgate.node.api.AddressBookApi;
 import org.farmgate.node.api.ApiRouter;
 import org.farmgate.node.api.AuditedCalls;
 import org.farmgate.node.api.ClusterApi;
+import org.farmgate.node.api.CredentialsApi;
 import org.farmgate.node.api.HealthApi;
 import org.farmgate.node.api.MeApi;
 import org.farmgate.node.api.HostKeysApi;
@@ -38,6 +39,7 @@ import org.farmgate.node.api.QuickConnectApi;
 import org.farmgate.node.api.ReportsApi;
 import org.farmgate.node.api.SessionsApi;
 import org.farmgate.node.api.SharesApi;
+import org.farmgate.node.api.ThumbnailsApi;
 import org.farmgate.node.api.TokensApi;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.LoginSessions;
@@ -82,6 +84,7 @@ import org.farmgate.node.session.SessionService;
 import org.farmgate.node.session.SessionTargets;
 import org.farmgate.node.share.ShareService;
 import org.farmgate.node.signin.OidcSignIn;
+import org.farmgate.node.thumbnail.Thumbnails;
 import org.farmgate.node.tunnel.OriginPolicy;
 import org.farmgate.node.tunnel.TunnelEndpoint;
 import org.farmgate.protocol.GuacamoleStatus;
@@ -231,6 +234,12 @@ public final class GatewayNode {
         metrics.bindStrangers(strangers, s -> s.current().size(), Strangers::expulsions);
         openEndpoint.serve();
         shares.serve();
+        Thumbnails thumbnails = config.thumbnailInterval().isZero() ? null : new Thumbnails(vertx, config.nodeId(),
+                host, guacd, messenger, config.thumbnailInterval(), clock);
+        if (thumbnails != null) {
+            thumbnails.serve();
+            events.subscribe(SessionEvents.onStop(thumbnails::forget));
+        }
         this.addressBook = AddressBookRuntime.start(config.addressBook(), config.nodeId(), runtime, metrics, clock);
         if (addressBook != null) {
             openEndpoint.addressBook(addressBook.cache().source());
@@ -251,6 +260,7 @@ public final class GatewayNode {
                 logins).mount(router, auth);
         new PeopleApi(vertx, people).mount(router, auth);
         new HostKeysApi(vertx, hostKeys, targets, sessions).mount(router, auth);
+        new ThumbnailsApi(sessions, thumbnails).mount(router, auth);
         if (config.oidc().enabled()) {
             new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock, audit, clientAddresses, people)
                     .mount(router);
@@ -260,6 +270,7 @@ public final class GatewayNode {
                 creation, config.pendingTimeout().toSeconds(), clientAddresses);
         if (addressBookApi != null) {
             addressBookApi.mount(router, auth);
+            new CredentialsApi(vertx, addressBook.cache()).mount(router, auth);
         }
         new QuickConnectApi(sessionsApi, addressBookApi, config.oidc().enabled()).mount(router, auth);
         this.tunnels = new TunnelEndpoint(vertx, config.nodeId(), config.security(), auth, tickets, relayTickets,

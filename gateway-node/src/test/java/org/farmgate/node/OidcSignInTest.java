@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.net.CookieManager;
 import java.nio.file.Path;
 import java.net.CookiePolicy;
@@ -18,12 +20,14 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.farmgate.model.Json;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.testkit.browser.HeadlessChromium;
 import org.farmgate.testkit.db.TestPostgres;
+import org.farmgate.testkit.vault.SyntheticVault;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,6 +46,9 @@ class OidcSignInTest {
     private static final int[] PORTS = new int[2];
     /** The cluster's database, where a PostgreSQL runs: what people and mappings are kept in. */
     private static String database;
+    /** The address book, with an entry whose login is each person's own (credential variables). */
+    private static io.vertx.core.Vertx vaultVertx;
+    private static SyntheticVault vault;
 
     @BeforeAll
     static void start() throws Exception {
@@ -51,6 +58,13 @@ class OidcSignInTest {
         PORTS[0] = TestNode.freePort();
         PORTS[1] = TestNode.freePort();
         database = TestPostgres.shared().map(TestPostgres::newDatabase).orElse(null);
+        vaultVertx = io.vertx.core.Vertx.vertx();
+        vault = SyntheticVault.start(vaultVertx, "secret", "vault-root").await(10, TimeUnit.SECONDS);
+        vault.put("rustguac/shared/corp/.config", new JsonObject().put("allowed_groups", new JsonArray()));
+        vault.put("rustguac/shared/corp/box", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1")
+                .put("username", "$corp_username").put("password", "$corp_password"));
+        vault.put("rustguac/shared/corp/page-box", new JsonObject().put("type", "ssh").put("hostname", "127.0.0.1")
+                .put("username", "$page_username").put("password", "$page_password"));
         cluster = startCluster();
     }
 
@@ -61,6 +75,8 @@ class OidcSignInTest {
                 values.put("GW_DB_URL", database.substring("jdbc:".length()));
                 values.put("GW_DB_USER", TestPostgres.shared().get().user());
             }
+            values.put("VAULT_ADDR", vault.address());
+            values.put("VAULT_TOKEN", "vault-root");
             return values;
         });
     }
@@ -84,6 +100,75 @@ class OidcSignInTest {
         if (keycloak != null) {
             keycloak.close();
         }
+        if (vaultVertx != null) {
+            vaultVertx.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Credential variables: an entry logs in as {@code $corp_username}/{@code $corp_password}; each person keeps
+     * their own values (in Vault, at rustguac's path), is told exactly which are missing, reads back only whether a
+     * secret is set, and connects under their own account; another person, an admin included, sees none of them.
+     */
+    @Test
+    void eachPersonConnectsWithTheirOwnCredentialVariables() throws Exception {
+        Browser alice = new Browser();
+        alice.get(alice.signInAtProvider(node(1), "alice", "alice-pass"));
+        String connect = node(1) + "/api/addressbook/folders/shared/corp/entries/box/connect";
+        HttpResponse<String> missing = alice.post(connect, "{}", alice.csrf(node(1)));
+        assertEquals(412, missing.statusCode(), missing::body);
+        assertEquals("[\"corp_username\",\"corp_password\"]", alice.json(missing).get("missing_variables")
+                .toString());
+        HttpResponse<String> token = cluster.node(1).request("POST",
+                "/api/addressbook/folders/shared/corp/entries/box/connect", TestNode.ADMIN, "{}");
+        assertEquals(412, token.statusCode(), token::body);
+        assertTrue(token.body().contains("sign in as a person"), token::body);
+        assertEquals(401, cluster.node(1).request("GET", "/api/me/credentials", TestNode.ADMIN, null).statusCode());
+
+        HttpResponse<String> badName = alice.put(node(2) + "/api/me/credentials",
+                "{\"credentials\":{\"Corp/../x\":\"v\"}}", alice.csrf(node(2)));
+        assertEquals(400, badName.statusCode(), badName::body);
+        assertTrue(badName.body().contains("invalid variable name"), badName::body);
+        HttpResponse<String> saved = alice.put(node(2) + "/api/me/credentials",
+                "{\"credentials\":{\"corp_username\":\"alice-ssh\",\"corp_password\":\"Al1ce-s3cret\"}}",
+                alice.csrf(node(2)));
+        assertEquals(200, saved.statusCode(), saved::body);
+        assertEquals("Al1ce-s3cret", vault.get("rustguac/users/alice_at_farm.example").getString("corp_password"),
+                "kept at rustguac's path");
+        HttpResponse<String> kept = alice.put(node(1) + "/api/me/credentials",
+                "{\"credentials\":{\"corp_password\":\"\"}}", alice.csrf(node(1)));
+        assertEquals(200, kept.statusCode(), kept::body);
+        JsonNode mine = alice.json(alice.get(node(1) + "/api/me/credentials")).get("credentials");
+        assertEquals("alice-ssh", mine.get("corp_username").get("display").asText());
+        assertTrue(mine.get("corp_password").get("set").asBoolean(), "a blank value keeps the stored one");
+        assertEquals("••••••••", mine.get("corp_password").get("display").asText());
+        assertTrue(!mine.toString().contains("Al1ce-s3cret"), "a secret reached the browser again");
+
+        Browser bob = new Browser();
+        bob.get(bob.signInAtProvider(node(2), "bob", "bob-pass"));
+        assertEquals("{}", bob.json(bob.get(node(2) + "/api/me/credentials")).get("credentials").toString(),
+                "another person reads someone's variables");
+
+        HttpResponse<String> created = alice.post(connect, "{}", alice.csrf(node(1)));
+        assertEquals(201, created.statusCode(), created::body);
+        SessionInfo session = Json.mapper().readValue(created.body(), SessionInfo.class);
+        assertTrue(!created.body().contains("Al1ce-s3cret"));
+        java.net.http.WebSocket ws = alice.webSocket(node(1).replace("http:", "ws:") + session.wsUrl(), node(1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> cluster.nodes.stream().flatMap(n -> n.guacd
+                .connections().stream()).anyMatch(c -> "alice-ssh".equals(c.connectValues().get("username"))
+                && "Al1ce-s3cret".equals(c.connectValues().get("password"))));
+        assertTrue(!cluster.node(2).request("GET", "/api/sessions/" + session.sessionId(), TestNode.ADMIN, null)
+                .body().contains("Al1ce-s3cret"));
+        ws.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "").join();
+        cluster.node(1).request("DELETE", "/api/sessions/" + session.sessionId(), TestNode.ADMIN, null);
+
+        HttpResponse<String> removed = alice.delete(node(2) + "/api/me/credentials/corp_password",
+                alice.csrf(node(2)));
+        assertEquals(204, removed.statusCode(), removed::body);
+        HttpResponse<String> again = alice.post(connect, "{}", alice.csrf(node(1)));
+        assertEquals(412, again.statusCode(), again::body);
+        assertEquals("[\"corp_password\"]", alice.json(again).get("missing_variables").toString(),
+                "only what is missing is asked for");
     }
 
     @Test
@@ -406,6 +491,29 @@ class OidcSignInTest {
             assertEquals("alice · admin", who, () -> "the page after signing in: " + text(chromium));
             chromium.screenshot(Path.of("target", "screenshots", "signed-in.png"));
             assertEquals("false", chromium.evaluate("String(document.getElementById('admin-link').hidden)"));
+
+            // An entry that logs in with the person's own credentials: the page asks for exactly those, once.
+            String entry = "document.querySelector('[data-entry=\"corp/page-box\"] button')";
+            chromium.awaitValue("String(!!" + entry + ")", "true", 10_000);
+            chromium.evaluate("(() => { " + entry + ".click(); return 'ok'; })()");
+            chromium.awaitValue("String(!document.getElementById('ask-credentials').hidden)", "true", 10_000);
+            assertEquals("page_username/text,page_password/password", chromium.evaluate("[...document"
+                    + ".querySelectorAll('#ask-credentials-fields [name]')].map(f => f.name + '/' + f.type).join()"));
+            chromium.screenshot(Path.of("target", "screenshots", "credentials-asked.png"));
+            chromium.evaluate("(() => { const f = document.querySelector('#ask-credentials form');"
+                    + " f.page_username.value = 'alice-page'; f.page_password.value = 'Pg-s3cret';"
+                    + " f.requestSubmit(); return 'ok'; })()");
+            assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000),
+                    chromium.evaluate("document.getElementById('status').textContent"));
+            chromium.evaluate("(() => { document.getElementById('disconnect').click(); return 'ok'; })()");
+            String row = "document.querySelector('[data-variable=\"page_password\"] td:nth-child(2)')";
+            assertEquals("••••••••", chromium.awaitValue(row + " ? " + row + ".textContent : ''", "••••••••",
+                    10_000));
+            assertEquals("false", chromium.evaluate("String(document.getElementById('credentials-section').hidden)"));
+            assertTrue(!chromium.evaluate("document.documentElement.outerHTML").contains("Pg-s3cret"),
+                    "a stored secret is in the page");
+            chromium.screenshot(Path.of("target", "screenshots", "my-credentials.png"));
+
             chromium.evaluate("(() => { const f = document.getElementById('create'); f.hostname.value = '127.0.0.1';"
                     + " f.requestSubmit(); return 'ok'; })()");
             assertEquals("connected", chromium.awaitValue("document.body.dataset.state", "connected", 15_000),
@@ -529,6 +637,12 @@ class OidcSignInTest {
                 request.header("X-CSRF-Token", csrf);
             }
             return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
+
+        HttpResponse<String> put(String url, String body, String csrf) throws Exception {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20))
+                    .header("Content-Type", "application/json").header("X-CSRF-Token", csrf)
+                    .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         }
 
         /** A WebSocket with this browser's cookies, from a page of {@code origin}. */

@@ -16,6 +16,7 @@ import org.farmgate.error.ConflictException;
 import org.farmgate.error.Failures;
 import org.farmgate.error.GatewayException;
 import org.farmgate.error.InvalidRequestException;
+import org.farmgate.error.MissingCredentialsException;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.error.UnavailableException;
 import org.farmgate.model.DisplaySize;
@@ -25,6 +26,7 @@ import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
 import org.farmgate.model.addressbook.AddressBook;
+import org.farmgate.model.addressbook.CredentialVariables;
 import org.farmgate.model.addressbook.EntryInfo;
 import org.farmgate.model.addressbook.Folder;
 import org.farmgate.node.addressbook.FolderAccess;
@@ -170,12 +172,33 @@ public final class AddressBookApi {
                 }
             }
             Object displayName = entry.fields().get("display_name");
-            return sessions.createFromEntry(who, publicSpec, overrides, new Origin(addresses.of(ctx.request()),
-                    new EntryRef(scope, path, name), displayName == null ? null : displayName.toString()));
+            return personalValuesKept(who, entry).compose(ok -> sessions.createFromEntry(who, publicSpec, overrides,
+                    new Origin(addresses.of(ctx.request()), new EntryRef(scope, path, name),
+                            displayName == null ? null : displayName.toString())));
         }).onSuccess(info -> {
             AuditedCalls.target(ctx, info.sessionId());
             SessionsApi.routeHint(ctx, info, routeCookieSeconds);
         });
+    }
+
+    /**
+     * Whether the caller keeps a value of every credential variable the entry names, asked before the session is
+     * placed so that the page can ask for exactly what is missing (412, rustguac's answer). The node that opens
+     * the session reads the values themselves; here only their names are looked at.
+     */
+    private Future<Void> personalValuesKept(Identity who, EntryInfo entry) {
+        if (!(entry.fields().get("credential_variables") instanceof List<?> names) || names.isEmpty()) {
+            return Future.succeededFuture();
+        }
+        List<String> needed = names.stream().map(String::valueOf).toList();
+        if (who.email() == null) {
+            return Future.failedFuture(new MissingCredentialsException(needed, "this entry uses credential "
+                    + "variables (" + String.join(", ", needed) + ") that each person keeps; sign in as a person"));
+        }
+        return vertx.executeBlocking(() -> CredentialVariables.missing(needed,
+                cache.source().readPersonal(who.email())), false).recover(error -> Future.failedFuture(
+                        translate(error))).compose(missing -> missing.isEmpty() ? Future.succeededFuture()
+                                : Future.failedFuture(CredentialVariables.missingError(missing)));
     }
 
     private Future<AddressBook> book() {
@@ -225,7 +248,7 @@ public final class AddressBookApi {
         }, false);
     }
 
-    private static Throwable translate(Throwable error) {
+    static Throwable translate(Throwable error) {
         Throwable cause = Failures.cause(error);
         if (cause instanceof AddressBookException book) {
             return book.status() == GuacamoleStatus.UPSTREAM_UNAVAILABLE

@@ -42,6 +42,8 @@ public final class AuditedCalls {
             call(HttpMethod.POST, "/api/tokens", "token.create"),
             call(HttpMethod.DELETE, "/api/tokens/([^/]+)", "token.revoke"),
             call(HttpMethod.POST, "/api/me/tokens", "token.create_personal"),
+            call(HttpMethod.PUT, "/api/me/credentials", "person.credentials_save"),
+            call(HttpMethod.DELETE, "/api/me/credentials/([^/]+)", "person.credentials_delete"),
             call(HttpMethod.DELETE, "/api/people/([^/]+)/logins", "person.end_logins"),
             call(HttpMethod.POST, "/api/cluster/nodes/([^/]+)/drain", "node.drain"),
             call(HttpMethod.POST, "/api/cluster/nodes/([^/]+)/undrain", "node.undrain"),

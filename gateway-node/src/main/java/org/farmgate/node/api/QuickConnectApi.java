@@ -193,7 +193,7 @@ public final class QuickConnectApi {
             return;
         }
         if (failure instanceof GatewayException known) {
-            Pages.show(ctx, HttpStatuses.of(known.status()), "This link cannot be opened", known.getMessage(),
+            Pages.show(ctx, HttpStatuses.of(known), "This link cannot be opened", known.getMessage(),
                     "<a href=\"/\">Back to the start</a>");
             return;
         }

@@ -48,7 +48,8 @@ public record NodeConfig(
         OidcSettings oidc,
         AccountabilitySettings records,
         String sessionBanner,
-        HostKeySettings hostKeys) {
+        HostKeySettings hostKeys,
+        Duration thumbnailInterval) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
@@ -89,7 +90,9 @@ public record NodeConfig(
                 OidcSettings.from(source),
                 AccountabilitySettings.from(source, nodeId, cluster.hasPeers()),
                 sessionBanner(source),
-                HostKeySettings.from(source));
+                HostKeySettings.from(source),
+                // how old a session's thumbnail may be before the next ask makes a new one; 0 turns them off
+                Duration.ofSeconds(source.integer("GW_THUMBNAIL_SECS", 5, 0, 3600)));
     }
 
     /**

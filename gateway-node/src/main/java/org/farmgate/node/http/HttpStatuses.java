@@ -1,5 +1,7 @@
 package org.farmgate.node.http;
 
+import org.farmgate.error.GatewayException;
+import org.farmgate.error.MissingCredentialsException;
 import org.farmgate.protocol.GuacamoleStatus;
 
 /**
@@ -10,6 +12,11 @@ import org.farmgate.protocol.GuacamoleStatus;
 public final class HttpStatuses {
 
     private HttpStatuses() {
+    }
+
+    /** An error's HTTP status: its Guacamole status's, but 412 for missing credential variables, as rustguac. */
+    public static int of(GatewayException error) {
+        return error instanceof MissingCredentialsException ? 412 : of(error.status());
     }
 
     public static int of(GuacamoleStatus status) {

@@ -51,7 +51,7 @@ public final class Responses {
         body.put("error", error.getMessage());
         body.putAll(error.details());
         error.headers().forEach(ctx.response()::putHeader);
-        json(ctx, HttpStatuses.of(error.status()), body);
+        json(ctx, HttpStatuses.of(error), body);
     }
 
     /** An error of HTTP itself (an unknown route or method, a body over the limit), with no domain status. */

@@ -3,6 +3,7 @@ package org.farmgate.node.session;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -99,6 +100,20 @@ public final class LocalSession {
             join = anchor != null ? connectionId : null;
         }
         return join != null ? request.joining(join) : request;
+    }
+
+    /**
+     * A read-only join of the session's guacd connection for a picture of its screen, under a name that says so;
+     * null while the session has no guacd connection (nobody opened it yet), since a join without a connection id
+     * would start a new connection.
+     */
+    public HandshakeRequest pictureRequest(List<String> images) {
+        String join;
+        synchronized (this) {
+            join = connectionId;
+        }
+        return join == null ? null : new HandshakeRequest(spec.protocol(), Map.of("read-only", "true"),
+                spec.display(), List.of(), List.of(), images, "UTC", "farmgate thumbnail", join);
     }
 
     /**

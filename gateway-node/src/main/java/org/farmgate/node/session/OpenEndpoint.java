@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.farmgate.error.ForbiddenException;
@@ -16,6 +17,7 @@ import org.farmgate.error.UnavailableException;
 import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
+import org.farmgate.model.addressbook.CredentialVariables;
 import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.config.UserLimits;
@@ -24,6 +26,7 @@ import org.farmgate.node.jump.JumpHosts;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.router.SessionQuota;
+import org.farmgate.router.addressbook.AddressBookException;
 import org.farmgate.router.addressbook.AddressBookSource;
 
 /**
@@ -163,6 +166,7 @@ public final class OpenEndpoint {
             if (stored == null) {
                 throw new NotFoundException("no entry '" + ref.name() + "' in folder '" + ref.folder() + "'");
             }
+            stored = withPersonalValues(stored, request.creator());
             SessionSpec spec = HostKeyTrust.carried(EntrySpecs.fromStored(stored, request.spec().display(),
                     request.overrides()), request.spec());
             drives.check(spec, nodeId);
@@ -170,6 +174,22 @@ public final class OpenEndpoint {
         }, false)
                 .compose(spec -> targets.resolveChecked(spec).compose(addresses -> openAt(request, spec,
                         addresses.get(0))));
+    }
+
+    /**
+     * The entry with its credential variables replaced by the creator's own values, read here from the store and
+     * nowhere else: they never travel between nodes or into a cluster map. Blocks (on a worker).
+     */
+    private Map<String, Object> withPersonalValues(Map<String, Object> stored, Identity creator)
+            throws AddressBookException {
+        List<String> needed = CredentialVariables.referenced(stored);
+        if (needed.isEmpty()) {
+            return stored;
+        }
+        if (creator.email() == null) {
+            throw CredentialVariables.missingError(needed);
+        }
+        return CredentialVariables.resolve(stored, addressBook.readPersonal(creator.email()));
     }
 
     /**

@@ -33,6 +33,26 @@ public interface AddressBookSource {
     /** Deletes the folder with everything under it; returns how many secrets were deleted. */
     int deleteFolder(String scope, String folderPath) throws AddressBookException;
 
+    /**
+     * The credential variables one person keeps, by name; empty when they keep none. Only the person's own calls
+     * and the node that connects them read these.
+     *
+     * @param email the person's address, which names their place in the store
+     */
+    default Map<String, String> readPersonal(String email) throws AddressBookException {
+        throw personalUnsupported();
+    }
+
+    /** Replaces one person's credential variables with {@code values}. */
+    default void writePersonal(String email, Map<String, String> values) throws AddressBookException {
+        throw personalUnsupported();
+    }
+
+    private static AddressBookException personalUnsupported() {
+        return new AddressBookException(org.farmgate.protocol.GuacamoleStatus.UNSUPPORTED,
+                "credentials kept per person need the address book in Vault (VAULT_ADDR); this one is a file");
+    }
+
     /** A folder's {@code .config}. */
     record FolderSettings(String description, java.util.List<String> allowedGroups, boolean inheritFromParent) {
     }

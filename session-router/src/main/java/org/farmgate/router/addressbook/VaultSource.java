@@ -400,6 +400,40 @@ public final class VaultSource implements AddressBookSource {
         return read(path(scope, folderPath, entry));
     }
 
+    /** rustguac's place for a person's variables: {@code <base>/users/<email>}, {@code @} as {@code _at_}. */
+    static String personKey(String email) {
+        StringBuilder out = new StringBuilder();
+        for (char c : email.replace("@", "_at_").toCharArray()) {
+            if (c < 128 && (Character.isLetterOrDigit(c) || c == '-' || c == '_' || c == '.')) {
+                out.append(c);
+            }
+        }
+        if (out.isEmpty() || out.chars().allMatch(c -> c == '.')) {
+            throw new IllegalArgumentException("no usable key in address '" + email + "'");
+        }
+        return out.toString();
+    }
+
+    @Override
+    public Map<String, String> readPersonal(String email) throws AddressBookException {
+        Map<String, Object> stored = read(path("users", null, personKey(email)));
+        Map<String, String> out = new LinkedHashMap<>();
+        if (stored != null) {
+            stored.forEach((name, value) -> {
+                if (value instanceof String text) {
+                    out.put(name, text);
+                }
+            });
+        }
+        return out;
+    }
+
+    @Override
+    public void writePersonal(String email, Map<String, String> values) throws AddressBookException {
+        Map<String, Object> data = new LinkedHashMap<>(values);
+        call(() -> vault.logical().write(path("users", null, personKey(email)), data));
+    }
+
     @Override
     public boolean writable() {
         return true;

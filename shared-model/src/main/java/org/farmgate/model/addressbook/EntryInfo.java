@@ -12,7 +12,9 @@ import java.util.Set;
 
 /**
  * An address-book entry as anyone may see it: the stored entry without its credentials, {@code type} renamed
- * {@code session_type}, plus {@code name} and {@code has_credentials} (rustguac's EntryInfo).
+ * {@code session_type}, plus {@code name} and {@code has_credentials} (rustguac's EntryInfo), and the names of
+ * the credential variables it uses ({@code credential_variables}), so that any node can tell a person what is
+ * missing before placing the session.
  */
 public record EntryInfo(@JsonIgnore String name, @JsonIgnore Map<String, Object> fields) implements Serializable {
 
@@ -58,6 +60,10 @@ public record EntryInfo(@JsonIgnore String name, @JsonIgnore Map<String, Object>
             }
         }
         out.put("has_credentials", credentials);
+        List<String> variables = CredentialVariables.referenced(stored);
+        if (!variables.isEmpty()) {
+            out.put("credential_variables", variables); // names only: each person's values stay in Vault
+        }
         return new EntryInfo(name, out);
     }
 

@@ -14,7 +14,7 @@ final class FirstScreen {
     private FirstScreen() {
     }
 
-    static List<Instruction> of(Protocol protocol, int width, int height, long timestamp) {
+    static List<Instruction> of(Protocol protocol, int width, int height, long timestamp, byte[] screen) {
         String w = String.valueOf(width);
         String h = String.valueOf(height);
         List<Instruction> out = new ArrayList<>();
@@ -53,8 +53,21 @@ final class FirstScreen {
                 out.add(Instruction.of("size", "0", w, h));
             }
         }
+        if (screen != null) {
+            picture(out, screen);
+        }
         out.add(Instruction.of("sync", String.valueOf(timestamp), "0"));
         return out;
+    }
+
+    /** A PNG on layer 0 at its corner, as guacd streams one: blobs of at most 6048 base64 characters. */
+    private static void picture(List<Instruction> out, byte[] png) {
+        String data = java.util.Base64.getEncoder().encodeToString(png);
+        out.add(Instruction.of("img", "3", "14", "0", "image/png", "0", "0"));
+        for (int i = 0; i < data.length(); i += 6048) {
+            out.add(Instruction.of("blob", "3", data.substring(i, Math.min(data.length(), i + 6048))));
+        }
+        out.add(Instruction.of("end", "3"));
     }
 
     private static void argv(List<Instruction> out, String name, String base64Value) {

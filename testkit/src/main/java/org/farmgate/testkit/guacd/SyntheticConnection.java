@@ -309,7 +309,7 @@ public final class SyntheticConnection {
             return;
         }
         StringBuilder out = new StringBuilder(ready);
-        FirstScreen.of(protocol, width, height, timestamp()).forEach(i -> out.append(i.encode()));
+        FirstScreen.of(protocol, width, height, timestamp(), options.screen()).forEach(i -> out.append(i.encode()));
         options.afterReady().forEach(i -> out.append(i.encode()));
         write(out.toString());
         if (closedPort) {

@@ -29,6 +29,7 @@ public final class SyntheticGuacdOptions {
     private List<Instruction> afterReady = List.of();
     private boolean echoKeys;
     private IntFunction<String> sshHostKeys = port -> null;
+    private byte[] screen;
 
     /** Protocols whose {@code select} is answered; others get no answer at all, as in guacd. */
     public Set<Protocol> installed() {
@@ -174,6 +175,19 @@ public final class SyntheticGuacdOptions {
      */
     public SyntheticGuacdOptions sshHostKeys(IntFunction<String> value) {
         sshHostKeys = value;
+        return this;
+    }
+
+    /**
+     * A picture (PNG) of the remote screen, sent on the default layer before the first {@code sync} to every user,
+     * a joining one too, as guacd 1.6's {@code guac_display_dup} sends a joining user the whole screen.
+     */
+    public byte[] screen() {
+        return screen;
+    }
+
+    public SyntheticGuacdOptions screen(byte[] png) {
+        screen = png == null ? null : png.clone();
         return this;
     }
 }
