@@ -832,6 +832,20 @@ $('my-credentials').onsubmit = async event => {
   }
 };
 
+/** The book's validator: asked every few seconds, the book comes again only when it changed (else a 304). */
+let bookTag = null;
+
+async function loadBook() {
+  const headers = credentials();
+  if (book && bookTag) headers['If-None-Match'] = bookTag;
+  const response = await fetch('/api/addressbook', {headers});
+  if (response.status === 304) return book;
+  const json = await response.json().catch(() => ({}));
+  if (!response.ok) throw new ApiError(response.status, json.error || response.statusText, json);
+  bookTag = response.headers.get('ETag');
+  return json;
+}
+
 async function refresh() {
   try {
     await refreshSessions();
@@ -842,7 +856,7 @@ async function refresh() {
     return; // asked only of a gateway that has one, so that the browser's console shows no 404 at every load
   }
   try {
-    book = await api('GET', '/api/addressbook');
+    book = await loadBook();
     $('addressbook-section').hidden = book.folders.length === 0;
     renderBook();
   } catch (error) {

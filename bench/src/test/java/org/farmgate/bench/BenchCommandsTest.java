@@ -28,7 +28,6 @@ import org.farmgate.bench.fault.FaultProxyMain;
 import org.farmgate.bench.guacd.SyntheticGuacdMain;
 import org.farmgate.bench.hostkey.HostKeyProbeBenchmark;
 import org.farmgate.bench.hostkey.JumpChainBenchmark;
-import org.farmgate.bench.thumbnail.ThumbnailBenchmark;
 import org.farmgate.bench.idle.IdleSessionsBenchmark;
 import org.farmgate.bench.load.LoadClientMain;
 import org.farmgate.bench.plot.PlotMain;
@@ -36,7 +35,9 @@ import org.farmgate.bench.records.DbClientBenchmark;
 import org.farmgate.bench.records.ReportsBenchmark;
 import org.farmgate.bench.relay.RelayBenchmark;
 import org.farmgate.bench.soak.HostileSoak;
+import org.farmgate.bench.thumbnail.ThumbnailBenchmark;
 import org.farmgate.bench.vault.AddressBookBenchmark;
+import org.farmgate.bench.vault.VaultClientBenchmark;
 import org.farmgate.node.TestNode;
 import org.farmgate.testkit.db.TestPostgres;
 import org.farmgate.testkit.process.ClusterKeys;
@@ -205,6 +206,11 @@ class BenchCommandsTest {
     void jumpChainBenchmark() {
         assumeTrue(TestSshd.isInstalled(), "Debian's openssh-server is not installed");
         run(new JumpChainBenchmark(), "--connects", "2", "--warmup", "1", "--max-hops", "2");
+    }
+
+    @Test
+    void vaultClientBenchmark() {
+        run(new VaultClientBenchmark(), "--entries", "21", "--trials", "1", "--latency-ms", "0");
     }
 
     @Test

@@ -113,6 +113,29 @@ class AddressBookTest {
         assertEquals(before, vault.requests(), "warm reads never reach Vault");
     }
 
+    /** A page that asks again with the copy's validator gets a 304 and no body until the book or its view changes. */
+    @Test
+    void anUnchangedBookIsAnsweredWithNotModified() throws Exception {
+        HttpResponse<String> first = cluster.node(1).request("GET", "/api/addressbook", TestNode.ADMIN, null);
+        String etag = first.headers().firstValue("ETag").orElseThrow();
+        assertEquals("no-store", first.headers().firstValue("Cache-Control").orElseThrow());
+        HttpResponse<String> again = cluster.node(2).request("GET", "/api/addressbook", TestNode.ADMIN, null,
+                Map.of("If-None-Match", etag));
+        assertEquals(304, again.statusCode(), again::body);
+        assertEquals("", again.body());
+        HttpResponse<String> otherView = cluster.node(2).request("GET", "/api/addressbook", ops, null,
+                Map.of("If-None-Match", etag));
+        assertEquals(200, otherView.statusCode(), "another audience was told its view had not changed");
+        assertTrue(!otherView.headers().firstValue("ETag").orElseThrow().equals(etag));
+
+        assertEquals(200, cluster.node(2).request("PUT", "/api/addressbook/folders/shared/dev", TestNode.ADMIN,
+                "{\"description\":\"changed\",\"allowed_groups\":[\"dev\"]}").statusCode());
+        HttpResponse<String> changed = cluster.node(1).request("GET", "/api/addressbook", TestNode.ADMIN, null,
+                Map.of("If-None-Match", etag));
+        assertEquals(200, changed.statusCode(), "a changed book was answered 304");
+        assertTrue(changed.body().contains("changed"), changed::body);
+    }
+
     @Test
     void adminsWriteThroughToVaultAndEveryNodeSeesIt() throws Exception {
         TestNode one = cluster.node(1);

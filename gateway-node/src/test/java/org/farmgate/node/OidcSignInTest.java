@@ -513,6 +513,9 @@ class OidcSignInTest {
             assertTrue(!chromium.evaluate("document.documentElement.outerHTML").contains("Pg-s3cret"),
                     "a stored secret is in the page");
             chromium.screenshot(Path.of("target", "screenshots", "my-credentials.png"));
+            // The list refreshes every 5 s; an unchanged book comes back as a 304, not as the whole book again.
+            assertEquals("true", chromium.awaitValue("String(performance.getEntriesByName(location.origin"
+                    + " + '/api/addressbook').some(e => e.responseStatus === 304))", "true", 15_000));
 
             chromium.evaluate("(() => { const f = document.getElementById('create'); f.hostname.value = '127.0.0.1';"
                     + " f.requestSubmit(); return 'ok'; })()");

@@ -103,7 +103,7 @@ public final class ThumbnailBenchmark implements Callable<Integer> {
             double[] added = new double[rounds];
             double[] perPicture = new double[rounds];
             HttpClient http = HttpClient.newHttpClient();
-            Thread.sleep(3000); // the sessions settle
+            Thread.sleep(Math.min(3000, seconds * 1000L)); // the sessions settle
             for (int r = 0; r < rounds; r++) {
                 double closed = cpuPercent(node.pid(), () -> Thread.sleep(seconds * 1000L));
                 List<Double> latencies = new ArrayList<>();

@@ -56,6 +56,15 @@ public final class AddressBookRuntime {
         AddressBookCache cache = new AddressBookCache(runtime.addressBooks(), runtime.addressBookLeases(), source,
                 loader, settings.ttl(), nodeId, clock, metrics.addressBookListener());
         LOG.info("address book from {}", settings.vault() != null ? settings.vault() : settings.file());
+        // Read at start, in the background: the cluster's copy when there is one; else this node (or whichever
+        // holds the load's lease) loads it now, so that the first person to open the book does not wait for a
+        // fresh JVM's first load, which is bound by the JIT rather than by Vault (bench/RESULTS.md, issue 28).
+        cache.read().whenComplete((book, error) -> {
+            if (error != null) {
+                LOG.info("the address book could not be read at start ({}); the next read tries again",
+                        error.getMessage());
+            }
+        });
         return new AddressBookRuntime(cache, blocking, loader);
     }
 

@@ -42,6 +42,16 @@ public final class RenderedBooks {
         return byAudience.computeIfAbsent(audience(who), key -> body(who, book));
     }
 
+    /**
+     * A validator of the body {@link #render} gives {@code who} for {@code book}: the copy (when it was loaded, why its
+     * refresh failed) and the audience. A page that asks again with it gets a 304 and no body, instead of the whole
+     * book every few seconds.
+     */
+    public String etag(Identity who, AddressBook book) {
+        return "\"" + book.loadedAt().toEpochMilli() + "-" + Integer.toHexString(Objects.hash(book.loadedAt(),
+                book.error(), audience(who))) + "\"";
+    }
+
     /** Everything the answer depends on besides the book: what FolderAccess looks at. */
     private static String audience(Identity who) {
         return who.isAdmin() ? "admin" : "groups:" + String.join("\n", new TreeSet<>(who.groups()));

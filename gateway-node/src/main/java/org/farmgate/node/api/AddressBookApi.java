@@ -84,7 +84,17 @@ public final class AddressBookApi {
 
     private void list(RoutingContext ctx) {
         Identity who = Authenticator.identity(ctx);
-        book().onFailure(ctx::fail).onSuccess(book -> Responses.json(ctx, 200, rendered.render(who, book)));
+        book().onFailure(ctx::fail).onSuccess(book -> {
+            String etag = rendered.etag(who, book);
+            // The page keeps the book in memory and asks with its validator; nothing is stored by the browser
+            // (no-store, as every answer of the API: a map of the farm has no place in a disk cache).
+            ctx.response().putHeader("ETag", etag);
+            if (etag.equals(ctx.request().getHeader("If-None-Match"))) {
+                ctx.response().putHeader("Cache-Control", "no-store").setStatusCode(304).end();
+            } else {
+                Responses.json(ctx, 200, rendered.render(who, book));
+            }
+        });
     }
 
     private void createFolder(RoutingContext ctx) {

@@ -8,19 +8,25 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.router.store.LocalSharedMap;
+import org.farmgate.router.store.Query;
+import org.farmgate.router.store.SharedMap;
+import org.farmgate.router.store.Update;
 import org.farmgate.testkit.time.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The load lease: a load that outlives its lease (the lease expired on its owner's clock, another node took it)
- * gives back nothing but its own, and a node waiting for a load is woken by its end rather than polling.
+ * gives back nothing but its own, and a node waiting for a load is woken by its end rather than polling. And the
+ * stamp: a warm read fetches the book's stamp, not the book, until the book changes.
  */
 class AddressBookLeaseTest {
 
@@ -74,12 +80,86 @@ class AddressBookLeaseTest {
         assertEquals(true, waitedMillis < 900, "woken after " + waitedMillis + " ms");
     }
 
+    @Test
+    void aWarmReadFetchesTheStampNotTheBookUntilTheBookChanges() throws Exception {
+        Blocking first = new Blocking();
+        first.finish.countDown();
+        cache(first, "a").refresh().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        AtomicInteger bookReads = new AtomicInteger();
+        AddressBookCache reader = cache(counting(bookReads), new Blocking(), "b");
+        AddressBook seen = reader.read().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(seen, reader.read().toCompletableFuture().get(10, TimeUnit.SECONDS));
+        }
+        assertEquals(1, bookReads.get(), "warm reads fetched the whole book");
+
+        clock.advance(Duration.ofSeconds(1));
+        Blocking second = new Blocking();
+        second.finish.countDown();
+        AddressBook newer = cache(second, "a").refresh().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertEquals(newer.loadedAt(), reader.read().toCompletableFuture().get(10, TimeUnit.SECONDS).loadedAt(),
+                "a changed book was not seen");
+        assertEquals(2, bookReads.get());
+    }
+
+    /** {@link #books}, counting the reads of the whole book. */
+    private SharedMap<String, AddressBook> counting(AtomicInteger bookReads) {
+        return new SharedMap<>() {
+            @Override
+            public CompletionStage<AddressBook> get(String key) {
+                if (key.equals("book")) {
+                    bookReads.incrementAndGet();
+                }
+                return books.get(key);
+            }
+
+            @Override
+            public CompletionStage<Void> set(String key, AddressBook value) {
+                return books.set(key, value);
+            }
+
+            @Override
+            public CompletionStage<Void> set(String key, AddressBook value, Duration ttl) {
+                return books.set(key, value, ttl);
+            }
+
+            @Override
+            public CompletionStage<AddressBook> putIfAbsent(String key, AddressBook value) {
+                return books.putIfAbsent(key, value);
+            }
+
+            @Override
+            public CompletionStage<AddressBook> remove(String key) {
+                return books.remove(key);
+            }
+
+            @Override
+            public <R> CompletionStage<R> update(String key, Update<AddressBook, R> update) {
+                return books.update(key, update);
+            }
+
+            @Override
+            public <P> CompletionStage<List<P>> query(Query<AddressBook, P> query) {
+                return books.query(query);
+            }
+
+            @Override
+            public CompletionStage<Void> awaitChange(String key, Duration max) {
+                return books.awaitChange(key, max);
+            }
+        };
+    }
+
     private AddressBookCache.Lease lease() {
         return leases.get("loader").toCompletableFuture().join();
     }
 
     private AddressBookCache cache(AddressBookSource source, String node) {
-        return new AddressBookCache(books, leases, source, pool, Duration.ofHours(1), node, clock,
+        return cache(books, source, node);
+    }
+
+    private AddressBookCache cache(SharedMap<String, AddressBook> shared, AddressBookSource source, String node) {
+        return new AddressBookCache(shared, leases, source, pool, Duration.ofHours(1), node, clock,
                 new AddressBookCache.Listener() {
                     @Override
                     public void hit() {
