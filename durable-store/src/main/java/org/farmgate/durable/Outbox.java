@@ -88,8 +88,8 @@ final class Outbox implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException | IOException e) {
-                LOG.error("the outbox's writer failed; retrying", e);
+            } catch (RuntimeException | IOException | AssertionError e) {
+                LOG.error("the outbox's writer failed; retrying", e); // the thread must outlive any one failure
                 pause();
             }
         }
@@ -197,10 +197,15 @@ final class Outbox implements AutoCloseable {
             try {
                 writer.write(connection, batch, firstTry);
                 connection.commit();
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException | AssertionError e) {
                 rollback(connection);
                 throw e;
             }
+        } catch (RuntimeException | AssertionError e) {
+            // Not an answer of the database but a failure on the way to it (pgjdbc's own assertion on a connection
+            // closed under it was seen in the suite, and killed this thread): the batch is kept and tried again like
+            // one the database did not take, never lost with the thread that held it.
+            throw new SQLException("the write failed: " + e, "58000", e);
         }
         written.addAndGet(batch.size());
     }
@@ -239,7 +244,7 @@ final class Outbox implements AutoCloseable {
     private static void rollback(Connection connection) {
         try {
             connection.rollback();
-        } catch (SQLException ignored) {
+        } catch (SQLException | RuntimeException | AssertionError ignored) {
             // the connection is broken; the pool discards it
         }
     }

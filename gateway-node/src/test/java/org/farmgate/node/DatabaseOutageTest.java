@@ -119,10 +119,18 @@ class DatabaseOutageTest {
     void aSiteThatRequiresTheAuditRefusesNewSessionsWhileItCannotBeWritten() throws Exception {
         try (TestNode node = TestNode.start(new SyntheticGuacdOptions(), settings(true))) {
             node.sshSession();
-            vertx.runOnContext(ignored -> proxy.down());
-            // the outbox learns that the database is away by failing to write (this create's facts, say)
-            node.request("POST", "/api/sessions", TestNode.ADMIN, "{\"hostname\":\"127.0.0.1\",\"username\":\"u\"}");
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !node.node.records().state().writable());
+            java.util.concurrent.CompletableFuture<Void> downed = new java.util.concurrent.CompletableFuture<>();
+            vertx.runOnContext(ignored -> {
+                proxy.down();
+                downed.complete(null);
+            });
+            downed.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            // The outbox learns that the database is away by failing to write: facts made after it went away (a
+            // create's), made again until one has failed, since the first one's may have been written in time.
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+                node.request("POST", "/api/sessions", TestNode.ADMIN, "{\"hostname\":\"127.0.0.1\",\"username\":\"u\"}");
+                return !node.node.records().state().writable();
+            });
             HttpResponse<String> refused = node.request("POST", "/api/sessions", TestNode.ADMIN,
                     "{\"hostname\":\"127.0.0.1\",\"username\":\"u\"}");
             assertEquals(503, refused.statusCode(), refused::body);
