@@ -196,46 +196,61 @@ class RealGuacdTest {
         assumeTrue(GUACD != null && org.farmgate.testkit.ssh.TestSshd.isInstalled(),
                 "FARMGATE_REAL_GUACD is not set, or Debian's openssh-server is not installed");
         try (org.farmgate.testkit.ssh.TestSshd sshd = org.farmgate.testkit.ssh.TestSshd.start("ed25519");
-                TestNode node = node(Map.of())) {
+                TestNode node = node(Map.of("GW_THUMBNAIL_SECS", "1"))) {
             String body = "{\"hostname\":\"127.0.0.1\",\"port\":" + sshd.port() + ",\"username\":\"" + sshd.user()
                     + "\",\"private_key\":" + com.fasterxml.jackson.databind.json.JsonMapper.builder().build()
                             .writeValueAsString(sshd.clientKey()) + "}";
             SessionInfo session = node.createSession(TestNode.ADMIN, body);
             try (WsClient client = node.attach(session); AutoCloseable alive = keepAliveAfter(client)) {
-                java.net.http.HttpResponse<byte[]> shown = java.net.http.HttpClient.newHttpClient().send(
-                        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + node.port()
-                                + "/api/sessions/" + session.sessionId() + "/thumbnail"))
-                                .header("Authorization", "Bearer " + TestNode.ADMIN).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofByteArray());
-                assertEquals(200, shown.statusCode(), () -> new String(shown.body()));
-                java.awt.image.BufferedImage picture = javax.imageio.ImageIO.read(
-                        new java.io.ByteArrayInputStream(shown.body()));
-                assertEquals(320, picture.getWidth());
-                int dark = 0;
-                int light = 0;
-                for (int y = 0; y < picture.getHeight(); y++) {
-                    for (int x = 0; x < picture.getWidth(); x++) {
-                        java.awt.Color c = new java.awt.Color(picture.getRGB(x, y));
-                        int sum = c.getRed() + c.getGreen() + c.getBlue();
-                        dark += sum < 150 ? 1 : 0;
-                        light += sum > 300 ? 1 : 0;
-                    }
-                }
-                System.out.println("thumbnail of a real SSH session: " + dark + " dark and " + light
-                        + " light pixels of " + picture.getWidth() * picture.getHeight());
-                assertTrue(dark > picture.getWidth() * picture.getHeight() / 2, "not a terminal's dark screen");
-                assertTrue(light > 20, "no text on the terminal: the prompt is missing");
+                // the shell's prompt follows the first frame: ask again (a new picture each second) until it shows
+                Shown[] last = {null};
+                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
+                        .pollInterval(java.time.Duration.ofMillis(1100)).until(() -> {
+                            last[0] = thumbnail(node, session.sessionId());
+                            return last[0].light() > 20;
+                        });
+                Shown shown = last[0];
+                System.out.println("thumbnail of a real SSH session: " + shown.dark() + " dark and " + shown.light()
+                        + " light pixels of " + shown.pixels());
+                assertTrue(shown.dark() > shown.pixels() / 2, "not a terminal's dark screen");
+                assertTrue(shown.light() > 20, "no text on the terminal: the prompt is missing");
                 java.nio.file.Files.createDirectories(java.nio.file.Path.of("target", "screenshots"));
                 java.nio.file.Files.write(java.nio.file.Path.of("target", "screenshots", "real-ssh-thumbnail.jpg"),
-                        shown.body());
+                        shown.jpeg());
             }
         }
     }
 
-    /** Waits until guacd has drawn the session (the prompt), then keeps it alive. */
+    /** A thumbnail as the node gives it, with its dark and light pixels counted. */
+    private record Shown(byte[] jpeg, int dark, int light, int pixels) {
+    }
+
+    private static Shown thumbnail(TestNode node, String sessionId) throws Exception {
+        java.net.http.HttpResponse<byte[]> shown = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + node.port()
+                        + "/api/sessions/" + sessionId + "/thumbnail"))
+                        .header("Authorization", "Bearer " + TestNode.ADMIN).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        assertEquals(200, shown.statusCode(), () -> new String(shown.body()));
+        java.awt.image.BufferedImage picture = javax.imageio.ImageIO.read(new java.io.ByteArrayInputStream(
+                shown.body()));
+        assertEquals(320, picture.getWidth());
+        int dark = 0;
+        int light = 0;
+        for (int y = 0; y < picture.getHeight(); y++) {
+            for (int x = 0; x < picture.getWidth(); x++) {
+                java.awt.Color c = new java.awt.Color(picture.getRGB(x, y));
+                int sum = c.getRed() + c.getGreen() + c.getBlue();
+                dark += sum < 150 ? 1 : 0;
+                light += sum > 300 ? 1 : 0;
+            }
+        }
+        return new Shown(shown.body(), dark, light, picture.getWidth() * picture.getHeight());
+    }
+
+    /** Waits until guacd has drawn the session, then keeps it alive. */
     private static AutoCloseable keepAliveAfter(WsClient client) throws Exception {
         drawing(client);
-        Thread.sleep(1500); // the shell's prompt follows the first frame
         return keepAlive(client);
     }
 

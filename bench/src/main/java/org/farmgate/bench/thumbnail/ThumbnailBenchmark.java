@@ -22,12 +22,11 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import org.farmgate.bench.Stats;
 import org.farmgate.bench.node.CpuClock;
 import org.farmgate.testkit.client.GatewayApi;
+import org.farmgate.testkit.client.StreamReader;
 import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
@@ -49,7 +48,6 @@ public final class ThumbnailBenchmark implements Callable<Integer> {
     private static final String TOKEN = "bench-admin-token-0123456789abcdef";
     private static final String SESSION = "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"bench\","
             + "\"width\":1024,\"height\":768}";
-    private static final Pattern SYNC = Pattern.compile("4\\.sync,(\\d+)\\.(\\d+)");
 
     @Option(names = "--sessions", defaultValue = "50", description = "streaming sessions (1..200)")
     private int sessions;
@@ -93,7 +91,7 @@ public final class ThumbnailBenchmark implements Callable<Integer> {
                 WebSocket socket = clients.connect(new WebSocketConnectOptions().setHost("127.0.0.1")
                         .setPort(node.httpPort()).setURI(attach.wsPath()).addSubProtocol("guacamole"))
                         .await(10, TimeUnit.SECONDS);
-                socket.textMessageHandler(text -> answerSyncs(socket, text));
+                socket.handler(new StreamReader(socket::writeTextMessage)::accept);
                 sockets.add(socket);
             }
             System.out.printf("%d sessions streaming 320 KB/s each; a %d KB PNG screen (1024x768) per join; "
@@ -165,14 +163,6 @@ public final class ThumbnailBenchmark implements Callable<Integer> {
         long started = System.nanoTime();
         window.run();
         return 100.0 * (CpuClock.cpuMillis(pid) - cpu) / ((System.nanoTime() - started) / 1e6);
-    }
-
-    private static void answerSyncs(WebSocket socket, String text) {
-        Matcher sync = SYNC.matcher(text);
-        while (sync.find()) {
-            String timestamp = sync.group(2);
-            socket.writeTextMessage("4.sync," + timestamp.length() + "." + timestamp + ";");
-        }
     }
 
     /** A 1024x768 screen with windows, text-like rows and a photo-like corner: what a desktop's PNG weighs. */

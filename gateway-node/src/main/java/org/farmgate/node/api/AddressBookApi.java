@@ -205,10 +205,9 @@ public final class AddressBookApi {
             return Future.failedFuture(new MissingCredentialsException(needed, "this entry uses credential "
                     + "variables (" + String.join(", ", needed) + ") that each person keeps; sign in as a person"));
         }
-        return vertx.executeBlocking(() -> CredentialVariables.missing(needed,
-                cache.source().readPersonal(who.email())), false).recover(error -> Future.failedFuture(
-                        translate(error))).compose(missing -> missing.isEmpty() ? Future.succeededFuture()
-                                : Future.failedFuture(CredentialVariables.missingError(missing)));
+        return onWorker(vertx, () -> CredentialVariables.missing(needed, cache.source().readPersonal(who.email())))
+                .compose(missing -> missing.isEmpty() ? Future.succeededFuture()
+                        : Future.failedFuture(CredentialVariables.missingError(missing)));
     }
 
     private Future<AddressBook> book() {
@@ -256,6 +255,11 @@ public final class AddressBookApi {
             write.apply(cache.source());
             return null;
         }, false);
+    }
+
+    /** A blocking call of the source on a Vert.x worker, its failure as the API says it. */
+    static <T> Future<T> onWorker(Vertx vertx, java.util.concurrent.Callable<T> call) {
+        return vertx.executeBlocking(call, false).recover(error -> Future.failedFuture(translate(error)));
     }
 
     static Throwable translate(Throwable error) {

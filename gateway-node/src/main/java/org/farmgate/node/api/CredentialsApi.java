@@ -63,7 +63,7 @@ public final class CredentialsApi {
 
     private void list(RoutingContext ctx) {
         String email = person(ctx);
-        blocking(() -> cache.source().readPersonal(email)).onFailure(ctx::fail).onSuccess(values -> {
+        AddressBookApi.onWorker(vertx, () -> cache.source().readPersonal(email)).onFailure(ctx::fail).onSuccess(values -> {
             Map<String, Object> shown = new TreeMap<>();
             values.forEach((name, value) -> shown.put(name, CredentialVariables.masked(name, value, "local")));
             Map<String, Object> out = new LinkedHashMap<>();
@@ -103,7 +103,7 @@ public final class CredentialsApi {
             incoming.put(name, text);
         }
         List<String> changed = new ArrayList<>();
-        blocking(() -> {
+        AddressBookApi.onWorker(vertx, () -> {
             Map<String, String> kept = new LinkedHashMap<>(cache.source().readPersonal(email));
             incoming.forEach((name, value) -> {
                 if (!value.isEmpty()) {
@@ -127,7 +127,7 @@ public final class CredentialsApi {
     private void remove(RoutingContext ctx) {
         String email = person(ctx);
         String name = CredentialVariables.checkName(ctx.pathParam("name"));
-        blocking(() -> {
+        AddressBookApi.onWorker(vertx, () -> {
             Map<String, String> kept = new LinkedHashMap<>(cache.source().readPersonal(email));
             boolean found = kept.remove(name) != null;
             if (found) {
@@ -170,15 +170,5 @@ public final class CredentialsApi {
                     });
                     Responses.json(ctx, 200, Map.of("variables", counts, "domains", domains));
                 });
-    }
-
-    @FunctionalInterface
-    private interface Call<T> {
-        T run() throws Exception;
-    }
-
-    private <T> Future<T> blocking(Call<T> call) {
-        return vertx.<T>executeBlocking(call::run, false).recover(error -> Future.failedFuture(
-                AddressBookApi.translate(error)));
     }
 }

@@ -244,10 +244,7 @@ final class DisplayPainter {
             int sy = clamp(copy.sy() / factor, canvas.getHeight());
             int w = Math.max(1, Math.min(up(copy.width(), factor), canvas.getWidth() - sx));
             int h = Math.max(1, Math.min(up(copy.height(), factor), canvas.getHeight() - sy));
-            BufferedImage source = new BufferedImage(w, h, BufferedImage.TYPE_INT_ARGB);
-            source.getGraphics().drawImage(canvas.getSubimage(sx, sy, w, h), 0, 0, null);
-            g.setComposite(AlphaComposite.Src);
-            g.drawImage(source, copy.dx() / factor, copy.dy() / factor, null);
+            g.copyArea(sx, sy, w, h, copy.dx() / factor - sx, copy.dy() / factor - sy); // overlap is its business
         }
     }
 

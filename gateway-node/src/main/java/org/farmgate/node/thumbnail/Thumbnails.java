@@ -2,6 +2,7 @@ package org.farmgate.node.thumbnail;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -12,7 +13,6 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.farmgate.error.GatewayException;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.error.UnavailableException;
@@ -67,7 +67,6 @@ public final class Thumbnails {
     private final Map<String, Picture> made = new ConcurrentHashMap<>();
     private final Map<String, Future<Picture>> making = new ConcurrentHashMap<>();
     private final AtomicInteger running = new AtomicInteger();
-    private final AtomicLong joins = new AtomicLong();
 
     public Thumbnails(Vertx vertx, String nodeId, SessionHost host, GuacdClient guacd, NodeMessenger messenger,
             Duration interval, Clock clock) {
@@ -99,11 +98,6 @@ public final class Thumbnails {
         made.remove(sessionId);
     }
 
-    /** How many joins this node has made: what the cost of thumbnails is counted in. */
-    public long joins() {
-        return joins.get();
-    }
-
     private Future<Picture> local(String sessionId) {
         Picture last = made.get(sessionId);
         if (last != null && last.madeAt().plus(interval).isAfter(clock.instant())) {
@@ -127,7 +121,6 @@ public final class Thumbnails {
         }
         Promise<Picture> promise = Promise.promise();
         making.put(sessionId, promise.future());
-        joins.incrementAndGet();
         guacd.connect(join).compose(this::capture)
                 .compose(painter -> vertx.executeBlocking(() -> painter.paint(WIDTH), false))
                 .map(jpeg -> new Picture(jpeg, clock.instant()))
@@ -151,7 +144,7 @@ public final class Thumbnails {
         Promise<DisplayPainter> done = Promise.promise();
         long timer = vertx.setTimer(JOIN_TIMEOUT.toMillis(), ignored -> done.tryFail(
                 "guacd sent no complete screen within " + JOIN_TIMEOUT.toSeconds() + " s"));
-        java.util.function.Consumer<Buffer> feed = buffer -> {
+        Handler<Buffer> feed = buffer -> {
             if (done.future().isComplete()) {
                 return;
             }
@@ -168,10 +161,10 @@ public final class Thumbnails {
                 done.tryFail(e);
             }
         };
-        socket.handler(feed::accept);
+        socket.handler(feed);
         socket.closeHandler(ignored -> done.tryFail("guacd closed the join before a complete screen"));
         socket.exceptionHandler(done::tryFail);
-        feed.accept(connection.firstBytes());
+        feed.handle(connection.firstBytes());
         socket.resume();
         return done.future().onComplete(ignored -> {
             vertx.cancelTimer(timer);

@@ -110,6 +110,22 @@ class DisplayPainterTest {
         assertNear(new Color(128, 128, 128), thumbnail.getRGB(280, 20));
     }
 
+    /** A scroll: guacd copies a part of a layer onto itself, overlapping. */
+    @Test
+    void aCopyWithinTheScreenMovesItsPixels() throws Exception {
+        DisplayPainter painter = new DisplayPainter();
+        painter.feed(Instruction.of("size", "0", "640", "480"));
+        painter.feed(Instruction.of("img", "1", "14", "0", "image/png", "0", "0"));
+        painter.feed(Instruction.of("blob", "1", png(320, 480, Color.RED)));
+        painter.feed(Instruction.of("end", "1"));
+        painter.feed(Instruction.of("copy", "0", "0", "0", "480", "480", "14", "0", "160", "0"));
+        painter.feed(Instruction.of("sync", "1", "1"));
+        BufferedImage thumbnail = ImageIO.read(new ByteArrayInputStream(painter.paint(320)));
+        assertNear(Color.RED, thumbnail.getRGB(40, 120));
+        assertNear(Color.RED, thumbnail.getRGB(200, 120)); // red moved 160 px right: 80..240 in the thumbnail
+        assertNear(Color.BLACK, thumbnail.getRGB(300, 120));
+    }
+
     @Test
     void aSmallScreenIsNotScaledUp() throws Exception {
         DisplayPainter painter = new DisplayPainter();
