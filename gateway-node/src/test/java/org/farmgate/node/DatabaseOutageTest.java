@@ -20,6 +20,7 @@ import org.farmgate.testkit.db.TestPostgres;
 import org.farmgate.testkit.fault.FaultProxy;
 import org.farmgate.testkit.fault.Faults;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * has its history row and audit rows, none twice. A site that requires the audit refuses new sessions meanwhile.
  * The outage lasts {@code farmgate.test.dbOutageSeconds} (15 in the suite; bench/RESULTS.md has the 60 s run).
  */
+@WaitBound
 class DatabaseOutageTest {
 
     private static final int OUTAGE_SECONDS = Integer.getInteger("farmgate.test.dbOutageSeconds", 15);

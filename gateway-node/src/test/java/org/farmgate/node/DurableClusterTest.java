@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.testkit.db.TestPostgres;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * A cluster on a real PostgreSQL: what its nodes knew outlives every one of them, and the sessions of a node that
  * dies are closed in history once each.
  */
+@WaitBound
 class DurableClusterTest {
 
     private String url;

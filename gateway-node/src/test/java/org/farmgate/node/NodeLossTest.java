@@ -12,9 +12,11 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
 import org.farmgate.protocol.Instruction;
 import org.farmgate.testkit.client.WsClient;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.Test;
 
 /** A node that dies (no drain, no goodbye) while it holds sessions, some of them relayed through another node. */
+@WaitBound
 class NodeLossTest {
 
     @Test

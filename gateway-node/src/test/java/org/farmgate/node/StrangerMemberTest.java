@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * fails: the nodes answer 503 with Retry-After (never 500), show it to admins as a stranger once its grace is over
  * (in {@code /api/cluster}, whatever the registry's state, and in the metrics), and the coordinator expels it.
  */
+@WaitBound
 class StrangerMemberTest {
 
     @Test

@@ -19,12 +19,14 @@ import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.ClusterKeys;
 import org.farmgate.testkit.process.NodeProcess;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.Test;
 
 /**
  * Three nodes as three separate processes of the runnable jar, as the README starts them: they form a cluster,
  * place sessions where memory is free, and survive a SIGKILL of one of them.
  */
+@WaitBound
 class ThreeProcessClusterIT {
 
     private static final String TOKEN = "it-admin-token-0123456789abcdefghij";

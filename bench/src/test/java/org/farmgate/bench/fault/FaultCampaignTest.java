@@ -3,6 +3,7 @@ package org.farmgate.bench.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -13,6 +14,7 @@ import picocli.CommandLine;
  * each, and nothing may be left once the load stops. Killing a node is NodeLossTest's (in one JVM); the long
  * campaign with every fault is the bench command (bench/RESULTS.md). Skips where namespaces cannot be made.
  */
+@WaitBound
 class FaultCampaignTest {
 
     @Test

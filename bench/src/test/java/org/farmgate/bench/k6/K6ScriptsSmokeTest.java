@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.farmgate.node.TestCluster;
 import org.farmgate.node.TestNode;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * runner (bench/k6/smoke: Node worker threads with k6's API shimmed, since k6 itself cannot be installed here).
  * Needs Node.js and the ws package from npm; skipped without them.
  */
+@WaitBound
 class K6ScriptsSmokeTest {
 
     private static final Path BENCH = Path.of("").toAbsolutePath();

@@ -9,12 +9,14 @@ import java.util.Map;
 import org.farmgate.node.TestCluster;
 import org.farmgate.node.TestNode;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.Test;
 
 /**
  * A second node that starts with an id a live node already has (two nodes on one host both defaulting to the host
  * name) is refused at start with a message naming the node that has it, and leaves the first one alone.
  */
+@WaitBound
 class DuplicateNodeIdTest {
 
     @Test

@@ -9,12 +9,14 @@ import org.farmgate.model.HostMeasurements;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.node.TestCluster;
 import org.farmgate.node.TestNode;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.Test;
 
 /**
  * Two nodes on one host (the same boot id) and one on another: the two split the host's memory, so the cluster
  * counts each host once (it showed 42 GB of a 24 GB host when every node counted all of it).
  */
+@WaitBound
 class SharedHostTest {
 
     @Test

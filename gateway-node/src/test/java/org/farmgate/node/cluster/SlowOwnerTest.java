@@ -16,6 +16,7 @@ import org.farmgate.node.TestNode;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.testkit.fault.FaultProxy;
 import org.farmgate.testkit.fault.Faults;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * waits 1 s): the session is opened once, on node 2, never a second time on node 1, which the caller is told with
  * a 504. A delete whose answer is late keeps the record of the session that still runs.
  */
+@WaitBound
 class SlowOwnerTest {
 
     private static final String CREATE = "{\"hostname\":\"127.0.0.1\",\"username\":\"u\",\"password\":\"p\"}";

@@ -18,6 +18,7 @@ import org.farmgate.protocol.Instruction;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.testkit.client.WsClient;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * live session while this happens; after the merge, neither session is lost, each node is listed once under its
  * current member id, and the user's quota holds exactly the two sessions.
  */
+@WaitBound
 class SplitMergeTest {
 
     @Test
