@@ -27,10 +27,15 @@ import java.util.UUID;
         @JsonSubTypes.Type(value = Fact.PersonSignedIn.class, name = "person_signed_in"),
         @JsonSubTypes.Type(value = Fact.HostKeyKept.class, name = "host_key_kept"),
         @JsonSubTypes.Type(value = Fact.HostKeyForgotten.class, name = "host_key_forgotten"),
+        @JsonSubTypes.Type(value = Fact.RecordingStarted.class, name = "recording_started"),
+        @JsonSubTypes.Type(value = Fact.RecordingPart.class, name = "recording_part"),
+        @JsonSubTypes.Type(value = Fact.RecordingEnded.class, name = "recording_ended"),
+        @JsonSubTypes.Type(value = Fact.RecordingDeleted.class, name = "recording_deleted"),
         @JsonSubTypes.Type(value = AuditEvent.class, name = "audit")})
 public sealed interface Fact permits Fact.SessionOpened, Fact.SessionAttached, Fact.SessionClosed,
         Fact.WatcherJoined, Fact.WatcherLeft, Fact.NodeRestarted, Fact.TokenRevoked, Fact.PersonSignedIn,
-        Fact.HostKeyKept, Fact.HostKeyForgotten, AuditEvent {
+        Fact.HostKeyKept, Fact.HostKeyForgotten, Fact.RecordingStarted, Fact.RecordingPart, Fact.RecordingEnded,
+        Fact.RecordingDeleted, AuditEvent {
 
     /** The database keeps microseconds; a fact keeps what the database will, so that hashes agree. */
     static Instant micros(Instant at) {
@@ -130,6 +135,39 @@ public sealed interface Fact permits Fact.SessionOpened, Fact.SessionAttached, F
     record HostKeyForgotten(String host, int port, String by, Instant at) implements Fact {
 
         public HostKeyForgotten {
+            at = micros(at);
+        }
+    }
+
+    /** A session's recording began: where it goes, and the upload any node can complete. */
+    record RecordingStarted(String sessionId, String storageKey, String uploadId, String nodeId, Instant startedAt,
+            boolean keysIncluded) implements Fact {
+
+        public RecordingStarted {
+            startedAt = micros(startedAt);
+        }
+    }
+
+    /** Part {@code number} (from 1) of a recording was uploaded; its tag completes the upload. */
+    record RecordingPart(String sessionId, int number, String tag, long bytes) implements Fact {
+    }
+
+    /**
+     * A recording ended: complete, or incomplete with why; {@code sizeBytes} is the object's size, or -1 when only
+     * its parts' sum is known.
+     */
+    record RecordingEnded(String sessionId, Instant endedAt, boolean complete, String detail, long sizeBytes)
+            implements Fact {
+
+        public RecordingEnded {
+            endedAt = micros(endedAt);
+        }
+    }
+
+    /** A recording was deleted from storage, by a person or by retention. */
+    record RecordingDeleted(String sessionId, Instant at, String by, String why) implements Fact {
+
+        public RecordingDeleted {
             at = micros(at);
         }
     }

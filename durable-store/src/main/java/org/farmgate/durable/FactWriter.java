@@ -36,10 +36,12 @@ final class FactWriter {
 
     private final Statements statements;
     private final HostKeys hostKeys;
+    private final Recordings recordings;
 
     FactWriter(Statements statements) {
         this.statements = statements;
         this.hostKeys = new HostKeys(statements);
+        this.recordings = new Recordings(statements);
     }
 
     /** Writes facts that may have been written before (from the spool, or again after a failure). */
@@ -98,6 +100,14 @@ final class FactWriter {
             hostKeys.forgotten(connection, forgotten);
         } else if (fact instanceof Fact.PersonSignedIn person) {
             seen(connection, person);
+        } else if (fact instanceof Fact.RecordingStarted started) {
+            recordings.started(connection, started);
+        } else if (fact instanceof Fact.RecordingPart part) {
+            recordings.part(connection, part);
+        } else if (fact instanceof Fact.RecordingEnded ended) {
+            recordings.ended(connection, ended);
+        } else if (fact instanceof Fact.RecordingDeleted deleted) {
+            recordings.deleted(connection, deleted);
         }
     }
 

@@ -35,7 +35,8 @@ final class JdbcStore implements DurableStore {
         Statements statements = new Statements(database.statementTimeoutSeconds());
         FactWriter writer = new FactWriter(statements);
         this.parts = new Operation.Parts(new Reports(statements), new Maintenance(writer), new Tokens(statements),
-                new People(statements), new RustguacImport(writer, statements), new HostKeys(statements));
+                new People(statements), new RustguacImport(writer, statements), new HostKeys(statements),
+                new Recordings(statements));
         this.outbox = new Outbox(database, writer, new Spool(settings.spoolFile(), settings.spoolMaxBytes()),
                 settings.outboxMemory());
         AtomicInteger threads = new AtomicInteger();

@@ -24,7 +24,7 @@ public final class Operation<T> {
 
     /** What an operation may use. */
     record Parts(Reports reports, Maintenance maintenance, Tokens tokens, People people,
-            RustguacImport rustguac, HostKeys hostKeys) {
+            RustguacImport rustguac, HostKeys hostKeys, Recordings recordings) {
     }
 
     private final String name;
@@ -148,5 +148,26 @@ public final class Operation<T> {
     /** rustguac's SQLite database, imported once ({@link RustguacImport}); run again, it skips what is here. */
     public static Operation<RustguacImport.Imported> importRustguac(java.nio.file.Path sqlite, Instant now) {
         return new Operation<>("import rustguac's database", (c, p) -> p.rustguac().run(c, sqlite, now));
+    }
+
+    public static Operation<Page<RecordingRow>> recordings(RecordingFilter filter) {
+        return new Operation<>("read the recordings", (c, p) -> p.recordings().list(c, filter));
+    }
+
+    public static Operation<Optional<RecordingRow>> recording(String sessionId) {
+        return new Operation<>("read the recording", (c, p) -> p.recordings().find(c, sessionId));
+    }
+
+    /** Recordings whose node is not among {@code liveNodes} and started before {@code before}: theirs to finish. */
+    public static Operation<List<RecordingRow>> orphanedRecordings(Set<String> liveNodes, Instant before) {
+        return new Operation<>("read the recordings of departed nodes", (c, p) -> p.recordings().orphaned(c,
+                liveNodes, before));
+    }
+
+    /** What retention removes now ({@code Recordings#expired}). */
+    public static Operation<List<RecordingRow>> expiredRecordings(Instant before, int maxCount,
+            java.util.Map<String, Integer> perEntry) {
+        return new Operation<>("read the recordings past retention", (c, p) -> p.recordings().expired(c, before,
+                maxCount, perEntry));
     }
 }

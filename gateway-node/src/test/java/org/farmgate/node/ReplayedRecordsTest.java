@@ -30,7 +30,6 @@ import org.farmgate.node.auth.Secrets;
 import org.farmgate.node.runtime.ClusterMaps;
 import org.farmgate.router.seal.Fences;
 import org.farmgate.testkit.client.WsClient;
-import org.farmgate.testkit.suite.WaitBound;
 import org.farmgate.testkit.vault.SyntheticVault;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,7 +42,6 @@ import org.junit.jupiter.api.Test;
  * honest nodes own every entry it writes into: the replay is then the one the seal alone would have let through.
  */
 @org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
-@WaitBound
 class ReplayedRecordsTest {
 
     private static final String ROOT = "vault-root-token";

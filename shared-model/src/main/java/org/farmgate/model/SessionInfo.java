@@ -3,6 +3,8 @@ package org.farmgate.model;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
@@ -22,6 +24,8 @@ import java.util.Objects;
  * @param revision the record's place in the session's life: 1 when opened, one more with every step (a client
  *     attached or gone, a watcher joined or gone, the end, a {@code lost} mark). The directory refuses an older one,
  *     so that a write overtaken by a later one never puts the session back a step; history de-duplicates on it.
+ * @param recorded its display is recorded (decided where it was created, by the recording policy and its entry):
+ *     what the page tells its user before it starts
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(value = "ws_url", allowGetters = true)
@@ -42,7 +46,9 @@ public record SessionInfo(
         @JsonProperty("end_reason") String endReason,
         @JsonProperty("watchers") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Watcher> watchers,
         @JsonProperty("created_by_email") String createdByEmail,
-        @JsonProperty("revision") long revision)
+        @JsonProperty("revision") long revision,
+        @JsonProperty("recorded") @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+        @JsonSetter(nulls = Nulls.AS_EMPTY) boolean recorded)
         implements Serializable {
 
     public SessionInfo {
@@ -57,7 +63,7 @@ public record SessionInfo(
             String hostname, int port, String username, String createdBy, String ownerId, int activeConnections,
             String nodeId, int estimatedMemoryMb, Instant endedAt, String endReason) {
         this(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy, ownerId,
-                activeConnections, nodeId, estimatedMemoryMb, endedAt, endReason, List.of(), null, 1);
+                activeConnections, nodeId, estimatedMemoryMb, endedAt, endReason, List.of(), null, 1, false);
     }
 
     /** Where the browser attaches its WebSocket. */
@@ -69,14 +75,14 @@ public record SessionInfo(
     public SessionInfo attached() {
         return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
                 createdBy, ownerId, 1 + watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers, createdByEmail,
-                revision + 1);
+                revision + 1, recorded);
     }
 
     /** Live, with no client attached for now: its guacd connection is held for one to join again. */
     public SessionInfo detached() {
         return new SessionInfo(sessionId, sessionType, SessionStatus.ACTIVE, createdAt, hostname, port, username,
                 createdBy, ownerId, watchers.size(), nodeId, estimatedMemoryMb, null, null, watchers, createdByEmail,
-                revision + 1);
+                revision + 1, recorded);
     }
 
     /** The same session with these watchers; the count of connections follows. */
@@ -84,7 +90,7 @@ public record SessionInfo(
         int owner = activeConnections - watchers.size();
         return new SessionInfo(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy,
                 ownerId, owner + now.size(), nodeId, estimatedMemoryMb, endedAt, endReason, now, createdByEmail,
-                revision + 1);
+                revision + 1, recorded);
     }
 
     public SessionInfo ended(SessionStatus finalStatus, Instant at, String reason) {
@@ -92,13 +98,14 @@ public record SessionInfo(
             throw new IllegalArgumentException("not a final status: " + finalStatus);
         }
         return new SessionInfo(sessionId, sessionType, finalStatus, createdAt, hostname, port, username, createdBy,
-                ownerId, 0, nodeId, estimatedMemoryMb, at, reason, List.of(), createdByEmail, revision + 1);
+                ownerId, 0, nodeId, estimatedMemoryMb, at, reason, List.of(), createdByEmail, revision + 1,
+                recorded);
     }
 
     /** The same record under another revision (the directory's tombstone takes the highest there is). */
     public SessionInfo withRevision(long value) {
         return new SessionInfo(sessionId, sessionType, status, createdAt, hostname, port, username, createdBy,
                 ownerId, activeConnections, nodeId, estimatedMemoryMb, endedAt, endReason, watchers, createdByEmail,
-                value);
+                value, recorded);
     }
 }

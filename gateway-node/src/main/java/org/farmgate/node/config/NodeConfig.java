@@ -49,13 +49,15 @@ public record NodeConfig(
         AccountabilitySettings records,
         String sessionBanner,
         HostKeySettings hostKeys,
-        Duration thumbnailInterval) {
+        Duration thumbnailInterval,
+        RecordingSettings recordings) {
 
     public static final List<String> LOOPBACK_ONLY = List.of("127.0.0.0/8", "::1/128");
 
     public static NodeConfig from(ConfigSource source) {
         String nodeId = source.string("GW_NODE_ID", hostName());
         ClusterSettings cluster = ClusterSettings.from(source);
+        AccountabilitySettings records = AccountabilitySettings.from(source, nodeId, cluster.hasPeers());
         return new NodeConfig(
                 nodeId,
                 source.string("GW_HTTP_HOST", "0.0.0.0"),
@@ -88,11 +90,12 @@ public record NodeConfig(
                 ShareSettings.from(source),
                 DriveSettings.from(source),
                 OidcSettings.from(source),
-                AccountabilitySettings.from(source, nodeId, cluster.hasPeers()),
+                records,
                 sessionBanner(source),
                 HostKeySettings.from(source),
                 // how old a session's thumbnail may be before the next ask makes a new one; 0 turns them off
-                Duration.ofSeconds(source.integer("GW_THUMBNAIL_SECS", 5, 0, 3600)));
+                Duration.ofSeconds(source.integer("GW_THUMBNAIL_SECS", 5, 0, 3600)),
+                RecordingSettings.from(source, cluster.hasPeers(), records.keeps()));
     }
 
     /**
@@ -119,7 +122,7 @@ public record NodeConfig(
     public String toString() {
         return "NodeConfig[node=" + nodeId + ", http=" + httpHost + ":" + httpPort + ", guacd=" + guacdHost + ":"
                 + guacdPort + ", adminToken=" + (adminToken == null ? "generated" : "set") + ", cluster=" + cluster
-                + ", " + security + ", capacity=" + capacity + ", " + oidc + ", " + records + "]";
+                + ", " + security + ", capacity=" + capacity + ", " + oidc + ", " + records + ", " + recordings + "]";
     }
 
     private static TargetPolicy targetPolicy(ConfigSource source) {

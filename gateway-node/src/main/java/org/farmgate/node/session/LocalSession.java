@@ -51,6 +51,8 @@ public final class LocalSession {
     CompletionStage<Void> published = CompletableFuture.completedFuture(null);
     long durationTimer = -1;
     String terminationReason;
+    /** Hears its display and input when it is recorded. */
+    volatile RecordingTap recording = RecordingTap.NONE;
 
     private final Map<String, String> driveArguments;
 
@@ -71,6 +73,11 @@ public final class LocalSession {
 
     public String id() {
         return info.sessionId();
+    }
+
+    /** What a tunnel of this session tells its recording. */
+    public RecordingTap recording() {
+        return recording;
     }
 
     /**

@@ -4,7 +4,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.net.InetSocketAddress;
-import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -64,6 +63,7 @@ public final class SessionHost {
     private final Clock clock;
     private final ConcurrentMap<String, LocalSession> sessions = new ConcurrentHashMap<>();
     private final List<Promise<Boolean>> idleWaiters = new CopyOnWriteArrayList<>();
+    private volatile Recorders recorders = Recorders.NONE;
 
     public SessionHost(Vertx vertx, String nodeId, Limits limits, SessionLedger ledger, SessionDrives drives,
             Clock clock) {
@@ -84,7 +84,7 @@ public final class SessionHost {
             int chargedMb, Origin origin) {
         SessionInfo info = new SessionInfo(sessionId, spec.protocol(), SessionStatus.PENDING, clock.instant(),
                 spec.hostname(), spec.port(), spec.username(), creator.name(), creator.id(), 0, nodeId, chargedMb, null,
-                null, List.of(), creator.email(), 1);
+                null, List.of(), creator.email(), 1, origin.recorded());
         LocalSession session = new LocalSession(info, spec, target, drives.arguments(sessionId, spec));
         synchronized (session) {
             LocalSession already = sessions.putIfAbsent(sessionId, session);
@@ -93,12 +93,20 @@ public final class SessionHost {
                 return already.info();
             }
             session.published = ledger.opened(info, origin);
+            if (origin.recorded()) {
+                session.recording = recorders.start(info, origin);
+            }
             session.pendingTimer = vertx.setTimer(limits.pendingTimeout().toMillis(), id -> expire(session));
         }
         LOG.info("session {} pending: node={} protocol={} target={}:{} by={} owner={}{} charged={}MB", sessionId,
                 nodeId, spec.protocol().wireName(), spec.hostname(), spec.port(), creator.name(), creator.id(),
                 creator.email() == null ? "" : " email=" + creator.email(), chargedMb);
         return info;
+    }
+
+    /** Who records the sessions whose origin says so; none until the node's recordings are set up. */
+    public void recorders(Recorders value) {
+        this.recorders = value;
     }
 
     /**

@@ -6,6 +6,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
+import org.farmgate.node.session.RecordingTap;
 import org.farmgate.node.session.SessionLink;
 import org.farmgate.node.session.TunnelEnd;
 import org.farmgate.protocol.GuacamoleStatus;
@@ -18,7 +19,8 @@ import org.farmgate.protocol.WireFormatException;
  * {@code nop} now and then, as a client would (guacd drops a user silent for 15 s, and with its last user the whole
  * connection), and drops the display updates. A client that comes back joins the connection anew and is sent the
  * whole current display by guacd; this user stays, so the connection outlives every client that leaves. Runs on the
- * event loop of the tunnel it took over from, continuing that tunnel's framing.
+ * event loop of the tunnel it took over from, continuing that tunnel's framing. A recorded session's display is
+ * recorded here too, before it is dropped: its recording has no gap while the browser is away.
  */
 final class Anchor implements SessionLink {
 
@@ -30,12 +32,15 @@ final class Anchor implements SessionLink {
     private final Context context;
     private final NetSocket guacd;
     private final InstructionCutter fromGuacd;
+    private final RecordingTap recording;
     private final Consumer<TunnelEnd> listener;
     private long nopTimer = -1;
     private boolean ended;
 
-    Anchor(Context context, NetSocket guacd, InstructionCutter fromGuacd, Consumer<TunnelEnd> listener) {
+    Anchor(Context context, NetSocket guacd, InstructionCutter fromGuacd, RecordingTap recording,
+            Consumer<TunnelEnd> listener) {
         this.context = context;
+        this.recording = recording;
         this.guacd = guacd;
         this.fromGuacd = fromGuacd;
         this.listener = listener;
@@ -69,6 +74,7 @@ final class Anchor implements SessionLink {
     }
 
     private void onInstruction(byte[] bytes, int start, int end, InstructionScanner scanner) {
+        recording.display(bytes, start, end);
         if (scanner.completedOpcodeIs(SYNC)) {
             Instruction sync = Tunnel.decode(bytes, start, end);
             if (!sync.args().isEmpty() && !guacd.writeQueueFull()) {

@@ -13,9 +13,11 @@ import org.farmgate.node.auth.Identity;
 import org.farmgate.node.auth.ShareCheck;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.guacd.GuacdException;
+import org.farmgate.node.guacd.HandshakeRequest;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.session.ClientHints;
 import org.farmgate.node.session.LocalSession;
+import org.farmgate.node.session.RecordingTap;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.protocol.GuacamoleStatus;
 
@@ -63,7 +65,10 @@ final class LocalAttach {
         }
         long started = System.nanoTime();
         Context context = vertx.getOrCreateContext(); // the WebSocket's: its handlers run here
-        guacd.connect(session.handshakeRequest(hints, defaultTimezone))
+        HandshakeRequest request = session.handshakeRequest(hints, defaultTimezone);
+        // The session's own connection is recorded whole; a client joining it later adds only its input.
+        RecordingTap recording = request.join() == null ? session.recording() : session.recording().inputOnly();
+        guacd.connect(request)
                 .onComplete(result -> metrics.handshake(result.succeeded() ? "ok" : result.cause()
                         instanceof GuacdException e ? String.valueOf(e.guacamoleCode()) : "failed", System.nanoTime() - started))
                 .onSuccess(connection -> {
@@ -73,7 +78,7 @@ final class LocalAttach {
                         return;
                     }
                     Tunnel tunnel = new Tunnel(context, ws, connection, session.id(), metrics, stallLimit,
-                            (end, hold) -> host.tunnelEnded(session, end, hold));
+                            (end, hold) -> host.tunnelEnded(session, end, hold), ClientInput.FULL, recording);
                     if (!host.activate(session, tunnel, connection.connectionId())) {
                         connection.socket().close();
                         Closing.withError(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session was deleted");
@@ -119,7 +124,8 @@ final class LocalAttach {
                 return;
             }
             Tunnel tunnel = new Tunnel(context, ws, connection, session.id(), metrics, stallLimit,
-                    (end, hold) -> place.ended(end), scope.readOnly() ? ClientInput.READ_ONLY : ClientInput.FULL);
+                    (end, hold) -> place.ended(end), scope.readOnly() ? ClientInput.READ_ONLY : ClientInput.FULL,
+                    session.recording().inputOnly());
             if (!place.started(tunnel)) {
                 connection.socket().close();
                 Closing.withError(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session has ended");

@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 import org.farmgate.node.guacd.GuacdConnection;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.session.GuacdHold;
+import org.farmgate.node.session.RecordingTap;
 import org.farmgate.node.session.SessionLink;
 import org.farmgate.node.session.TunnelEnd;
 import org.farmgate.node.session.TunnelListener;
@@ -49,6 +50,8 @@ public final class Tunnel implements SessionLink {
 
     private static final byte[] ERROR = "error".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DISCONNECT = "disconnect".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] KEY = "key".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] MOUSE = "mouse".getBytes(StandardCharsets.US_ASCII);
     /** One WebSocket frame's worth: the default frame limit of most WebSocket libraries is 64 KiB. */
     static final int MAX_MESSAGE_BYTES = 65536;
     /**
@@ -90,6 +93,7 @@ public final class Tunnel implements SessionLink {
     /** The client ended the session itself: its going is not an absence to wait out. */
     private boolean clientSaidDisconnect;
     private final ClientInput input;
+    private final RecordingTap recording;
     private final StallWatch clientStall;
     private final StallWatch guacdStall;
 
@@ -99,14 +103,19 @@ public final class Tunnel implements SessionLink {
      */
     public Tunnel(Context context, WebSocketBase client, GuacdConnection connection, String tunnelId,
             NodeMetrics metrics, Duration stallLimit, TunnelListener listener) {
-        this(context, client, connection, tunnelId, metrics, stallLimit, listener, ClientInput.FULL);
+        this(context, client, connection, tunnelId, metrics, stallLimit, listener, ClientInput.FULL,
+                RecordingTap.NONE);
     }
 
-    /** @param input which of the client's instructions reach guacd */
+    /**
+     * @param input which of the client's instructions reach guacd
+     * @param recording what hears the display and the input passing (a recorded session's), told as they pass
+     */
     Tunnel(Context context, WebSocketBase client, GuacdConnection connection, String tunnelId, NodeMetrics metrics,
-            Duration stallLimit, TunnelListener listener, ClientInput input) {
+            Duration stallLimit, TunnelListener listener, ClientInput input, RecordingTap recording) {
         this.metrics = metrics;
         this.input = input;
+        this.recording = recording;
         long limitMs = stallLimit.toMillis();
         this.clientStall = new StallWatch(context.owner(), limitMs, () -> end(TunnelEnd.Cause.CLIENT_ERROR,
                 GuacamoleStatus.CLIENT_TIMEOUT.code(), "the client read nothing for " + stallLimit.toSeconds()
@@ -250,6 +259,7 @@ public final class Tunnel implements SessionLink {
     }
 
     private void sendToClient(byte[] bytes, int start, int end) {
+        recording.display(bytes, start, end);
         client.writeFrame(Bytes.textFrame(bytes, start, end - start)).onComplete(clientWritten);
         bytesToClient += end - start;
         long instructions = fromGuacd.instructions();
@@ -341,6 +351,9 @@ public final class Tunnel implements SessionLink {
         if (!internal) {
             if (input.passes(scanner)) {
                 clientSaidDisconnect |= scanner.completedOpcodeIs(DISCONNECT);
+                if (recording.wantsInput() && (scanner.completedOpcodeIs(KEY) || scanner.completedOpcodeIs(MOUSE))) {
+                    recording.input(bytes, start, end);
+                }
                 return;
             }
             metrics.watcherInputDropped(1); // as it happens: a watcher's attempts show while it is still there
@@ -424,7 +437,7 @@ public final class Tunnel implements SessionLink {
             if (closed || anchor != null) {
                 throw new IllegalStateException("guacd's connection is offered once, during the call");
             }
-            anchor = new Anchor(context, guacd, fromGuacd, anchorEnded);
+            anchor = new Anchor(context, guacd, fromGuacd, recording, anchorEnded);
             anchor.start();
             return anchor;
         }

@@ -1,0 +1,141 @@
+package org.farmgate.recording;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.farmgate.testkit.s3.TestS3;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Both kinds of storage through the same steps: S3's API (a real one, S3Proxy) and a local directory. */
+class RecordingStorageTest {
+
+    private static TestS3 s3;
+    private static S3Storage bucket;
+    private static LocalDirectoryStorage directory;
+    @TempDir
+    static Path dir;
+
+    @BeforeAll
+    static void start() throws Exception {
+        s3 = TestS3.start();
+        bucket = new S3Storage(new S3Settings(s3.endpoint(), TestS3.REGION, s3.bucket("recordings"), "farm-a",
+                TestS3.ACCESS_KEY, TestS3.SECRET_KEY));
+        directory = new LocalDirectoryStorage(dir.resolve("recordings"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        bucket.close();
+        s3.close();
+    }
+
+    static Stream<RecordingStorage> storages() {
+        return Stream.of(bucket, directory);
+    }
+
+    @ParameterizedTest
+    @MethodSource("storages")
+    void partsBecomeOneRecordingReadByRanges(RecordingStorage storage) throws Exception {
+        byte[] first = bytes(1, (int) RecordingStorage.MIN_PART_BYTES);
+        byte[] last = bytes(2, 1234);
+        String key = "session-" + storage.getClass().getSimpleName() + ".guac";
+        String upload = storage.begin(key);
+        assertTrue(storage.size(key).isEmpty(), "nothing is readable before the upload completes");
+        // Parts may arrive again (a retry): the last copy counts.
+        storage.part(key, upload, 1, file(bytes(9, (int) RecordingStorage.MIN_PART_BYTES)));
+        String lastTag = storage.part(key, upload, 2, file(last));
+        String firstTag = storage.part(key, upload, 1, file(first));
+
+        assertEquals(first.length + last.length, storage.complete(key, upload, List.of(firstTag, lastTag)));
+        assertEquals(OptionalLong.of(first.length + last.length), storage.size(key));
+        assertEquals(first.length + last.length, storage.complete(key, upload, List.of(firstTag, lastTag)),
+                "completing again is harmless");
+
+        byte[] whole = concat(first, last);
+        assertArrayEquals(whole, read(storage, key, 0, whole.length - 1L));
+        assertArrayEquals(Arrays.copyOfRange(whole, first.length - 10, first.length + 10),
+                read(storage, key, first.length - 10, first.length + 9), "a range across the parts");
+        assertArrayEquals(Arrays.copyOfRange(whole, whole.length - 1, whole.length),
+                read(storage, key, whole.length - 1L, whole.length - 1L));
+
+        storage.delete(key);
+        assertTrue(storage.size(key).isEmpty());
+        storage.delete(key);
+        assertThrows(FileNotFoundException.class, () -> storage.read(key, 0, 1).close());
+    }
+
+    @ParameterizedTest
+    @MethodSource("storages")
+    void anAbortedUploadLeavesNothing(RecordingStorage storage) throws Exception {
+        String key = "aborted-" + storage.getClass().getSimpleName() + ".guac";
+        String upload = storage.begin(key);
+        String tag = storage.part(key, upload, 1, file(bytes(3, 100)));
+        storage.abort(key, upload);
+        storage.abort(key, upload);
+        assertTrue(storage.size(key).isEmpty());
+        assertThrows(FileNotFoundException.class, () -> storage.complete(key, upload, List.of(tag)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("storages")
+    void keysThatCouldReachElsewhereAreRefused(RecordingStorage storage) {
+        for (String key : List.of("../x.guac", "/etc/passwd", "a//b", "a b", "", "x\n")) {
+            assertThrows(IllegalArgumentException.class, () -> storage.begin(key), key);
+            assertThrows(IllegalArgumentException.class, () -> storage.size(key), key);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void theDescriptionNamesNoSecret() {
+        assertTrue(bucket.describe().contains("s3://recordings/farm-a/"), bucket.describe());
+        assertTrue(!bucket.describe().contains(TestS3.SECRET_KEY) && !bucket.describe().contains(TestS3.ACCESS_KEY));
+    }
+
+    @org.junit.jupiter.api.Test
+    void aStoreThatIsGoneIsAnIoErrorNotAHang() throws Exception {
+        try (S3Storage nowhere = new S3Storage(new S3Settings(java.net.URI.create("http://127.0.0.1:9"),
+                TestS3.REGION, "recordings", "", TestS3.ACCESS_KEY, TestS3.SECRET_KEY))) {
+            IOException failed = assertThrows(IOException.class, () -> nowhere.begin("x.guac"));
+            assertTrue(failed.getMessage().contains("could not be reached"), failed.getMessage());
+        }
+    }
+
+    private static byte[] read(RecordingStorage storage, String key, long first, long last) throws IOException {
+        try (InputStream in = storage.read(key, first, last)) {
+            return in.readAllBytes();
+        }
+    }
+
+    private static Path file(byte[] content) throws IOException {
+        Path file = Files.createTempFile(dir, "part", ".bin");
+        return Files.write(file, content);
+    }
+
+    private static byte[] bytes(long seed, int length) {
+        byte[] out = new byte[length];
+        new Random(seed).nextBytes(out);
+        return out;
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}
