@@ -318,15 +318,17 @@ function warnShutdown(seconds) {
 }
 
 /**
- * The site's notice, accepted once per session in this tab before the session starts; the acceptance of someone
- * signed in or holding a token goes to the audit log (a watcher has no identity there).
+ * The site's notice, accepted once per session in this tab before the session starts, with the word that the session
+ * is recorded when it is; the acceptance of someone signed in or holding a token goes to the audit log (a watcher
+ * has no identity there).
  */
 function bannerAccepted(session, watch) {
   const key = 'farmgate.banner.' + session.session_id;
-  if (!siteBanner || sessionStorage.getItem(key)) {
+  if (!siteBanner && !session.recorded || sessionStorage.getItem(key)) {
     return Promise.resolve(true);
   }
-  $('banner-text').textContent = siteBanner;
+  $('banner-text').textContent = siteBanner || '';
+  $('banner-recorded').hidden = !session.recorded;
   $('banner').hidden = false;
   return new Promise(resolve => {
     $('banner-accept').onclick = () => {

@@ -1,6 +1,7 @@
 // History, the audit log, people and group mappings: what an auditor reads and an admin changes. Everyone sees their
 // own history; the other tabs show to admins and auditors, and only admins get the buttons that change something.
 import {api, credentials, element, plural, signIn} from './common.js';
+import {player} from './player.js';
 
 const $ = id => document.getElementById(id);
 const ROLES = ['viewer', 'auditor', 'operator', 'poweruser', 'admin'];
@@ -179,6 +180,37 @@ async function loadPeople() {
       'Delete')] : person.disabled ? 'disabled' : ''))));
 }
 
+function size(bytes) {
+  return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+}
+
+/** The recordings the filters ask for (the newest 500), each with Play, and Delete for an admin. */
+async function loadRecordings(playback) {
+  const params = query(document.querySelector('form[data-for="recordings"]'), 0);
+  params.set('limit', 500);
+  params.delete('offset');
+  const recordings = await read('/api/recordings?' + params);
+  if (!recordings) {
+    return;
+  }
+  $('recordings-count').textContent = plural(recordings.length, 'recording') + ' shown';
+  const admin = me.role === 'admin';
+  $('recording-rows').replaceChildren(...recordings.map(r => element('tr',
+    {'data-recording': r.session_id, 'data-state': r.state},
+    element('td', {}, when(r.created_at)), element('td', {}, r.user || ''), element('td', {}, r.session_type || ''),
+    element('td', {}, r.hostname || ''), element('td', {}, r.entry_display_name || r.address_book_entry || ''),
+    element('td', {}, r.ended_at ? duration(Math.round((new Date(r.ended_at) - new Date(r.created_at)) / 1000)) : ''),
+    element('td', {}, size(r.size_bytes)),
+    element('td', {}, r.state, r.keys_included ? element('div', {class: 'small'}, 'keys recorded') : null,
+      r.state_detail ? element('div', {class: 'small'}, r.state_detail) : null),
+    element('td', {}, r.node_id),
+    element('td', {}, r.state === 'recording' ? '' : element('button', {class: 'play',
+      onclick: () => playback.play(r.name)}, 'Play'),
+    admin && r.state !== 'recording' ? element('button', {onclick: () => confirm(`Delete the recording of `
+      + `${r.user}'s session? It cannot be brought back.`) && change('DELETE', '/api/recordings/'
+      + encodeURIComponent(r.name), undefined, () => loadRecordings(playback))}, 'Delete') : ''))));
+}
+
 async function loadMappings() {
   const mappings = await read('/api/admin/group-mappings');
   if (!mappings) {
@@ -231,8 +263,13 @@ async function start() {
     auditRow, $('audit-rows'), $('audit-count'), $('audit-more'));
   $('csv').onclick = downloadCsv;
   $('verify').onclick = verifyChain;
+  const playback = player($('player'));
+  document.querySelector('form[data-for="recordings"]').onsubmit = event => {
+    event.preventDefault();
+    loadRecordings(playback);
+  };
   const loaders = {history: () => history(false), audit: () => audit(false), people: loadPeople,
-    mappings: loadMappings};
+    mappings: loadMappings, recordings: () => loadRecordings(playback)};
   // The tab is the fragment's first known name (#audit, or #audit&token=... before the token is taken from it).
   const open = () => loaders[showTab([...new URLSearchParams(location.hash.slice(1)).keys()]
     .find(name => name in loaders) || 'history')]();

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -32,10 +33,11 @@ import org.farmgate.node.api.AuditedCalls;
 import org.farmgate.node.api.ClusterApi;
 import org.farmgate.node.api.CredentialsApi;
 import org.farmgate.node.api.HealthApi;
-import org.farmgate.node.api.MeApi;
 import org.farmgate.node.api.HostKeysApi;
+import org.farmgate.node.api.MeApi;
 import org.farmgate.node.api.PeopleApi;
 import org.farmgate.node.api.QuickConnectApi;
+import org.farmgate.node.api.RecordingsApi;
 import org.farmgate.node.api.ReportsApi;
 import org.farmgate.node.api.SessionsApi;
 import org.farmgate.node.api.SharesApi;
@@ -59,18 +61,22 @@ import org.farmgate.node.config.ConnectionSettings;
 import org.farmgate.node.config.HostKeySettings;
 import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.guacd.GuacdClient;
+import org.farmgate.node.hostkey.GuacdKeyOrder;
+import org.farmgate.node.hostkey.HostKeyProbe;
+import org.farmgate.node.hostkey.HostKeyTrust;
 import org.farmgate.node.http.ClientAddresses;
 import org.farmgate.node.http.ConnectionGuard;
 import org.farmgate.node.http.OneBodyLength;
+import org.farmgate.node.jump.JumpHosts;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.FenceBus;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.peer.PeerChannels;
-import org.farmgate.node.hostkey.GuacdKeyOrder;
-import org.farmgate.node.hostkey.HostKeyProbe;
-import org.farmgate.node.hostkey.HostKeyTrust;
-import org.farmgate.node.jump.JumpHosts;
 import org.farmgate.node.people.People;
+import org.farmgate.node.recording.RecordingLimits;
+import org.farmgate.node.recording.RecordingPolicy;
+import org.farmgate.node.recording.RecordingRescue;
+import org.farmgate.node.recording.Recordings;
 import org.farmgate.node.runtime.ClusterRuntime;
 import org.farmgate.node.runtime.DaemonThreads;
 import org.farmgate.node.session.LocalSession;
@@ -121,6 +127,9 @@ public final class GatewayNode {
     private final AddressBookRuntime addressBook;
     private final DurableStore records;
     private final Housekeeping housekeeping;
+    /** Null when the node records nothing. */
+    private final Recordings recordings;
+    private final RecordingRescue recordingRescue;
     private final Restoration restoration;
     private final HostKeyProbe hostKeyProbe;
     private final JumpHosts jumpHosts;
@@ -221,9 +230,19 @@ public final class GatewayNode {
         SessionTargets targets = new SessionTargets(vertx, config.targets());
         OpenEndpoint openEndpoint = new OpenEndpoint(vertx, config.nodeId(), targets, config.userLimits(), host,
                 quota, drives, jumpHosts, messenger);
+        this.recordings = Recordings.start(vertx, config.nodeId(), config.recordings(), records, metrics.registry(),
+                clock);
+        if (recordings != null) {
+            host.recorders(recordings);
+            events.subscribe(recordings::onEvent);
+        }
+        RecordingPolicy recordingPolicy = new RecordingPolicy(config.recordings());
         SessionCreation creation = new SessionCreation(vertx, targets, hostKeys, config.userLimits(),
                 config.costModel(), sessionRouter, registry, quota, directory, openEndpoint, metrics,
-                () -> !accountability.auditRequired() || records.state().writable());
+                () -> accountability.auditRequired() && !records.state().writable() ? "the audit log cannot be "
+                        + "written now and this cluster requires it (GW_AUDIT_REQUIRED): no new session starts until "
+                        + "the database answers" : recordings != null && recordings.required() ? recordings.refusal()
+                        : null);
         this.housekeeping = new Housekeeping(vertx, records, config.nodeId(), registry::summaries,
                 runtime.membership()::isCoordinator, accountability.historyRetention(),
                 accountability.auditRetention(), clock);
@@ -241,6 +260,11 @@ public final class GatewayNode {
             events.subscribe(SessionEvents.onStop(thumbnails::forget));
         }
         this.addressBook = AddressBookRuntime.start(config.addressBook(), config.nodeId(), runtime, metrics, clock);
+        AddressBookRuntime book = addressBook;
+        this.recordingRescue = recordings == null ? null : new RecordingRescue(vertx, records, recordings,
+                config.nodeId(), registry::summaries, runtime.membership()::isCoordinator,
+                () -> book == null ? CompletableFuture.completedFuture(Map.of())
+                        : RecordingLimits.perEntry(book.cache()), clock);
         if (addressBook != null) {
             openEndpoint.addressBook(addressBook.cache().source());
         }
@@ -251,7 +275,7 @@ public final class GatewayNode {
                 addressBook == null ? null : addressBook.cache(), records, accountability.auditRequired()))
                 .mount(router);
         SessionsApi sessionsApi = new SessionsApi(creation, sessions, metrics, config.pendingTimeout().toSeconds(),
-                clientAddresses, config.sessionBanner());
+                clientAddresses, config.sessionBanner(), recordingPolicy);
         sessionsApi.mount(router, auth);
         new ReportsApi(vertx, records).mount(router, auth);
         new TokensApi(vertx, tokens, tickets).mount(router, auth);
@@ -261,13 +285,14 @@ public final class GatewayNode {
         new PeopleApi(vertx, people).mount(router, auth);
         new HostKeysApi(vertx, hostKeys, targets, sessions).mount(router, auth);
         new ThumbnailsApi(sessions, thumbnails).mount(router, auth);
+        new RecordingsApi(vertx, records, recordings, clock).mount(router, auth);
         if (config.oidc().enabled()) {
             new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock, audit, clientAddresses, people)
                     .mount(router);
         }
         new ClusterApi(vertx, registry, agent, quota, strangers).mount(router, auth);
         AddressBookApi addressBookApi = addressBook == null ? null : new AddressBookApi(vertx, addressBook.cache(),
-                creation, config.pendingTimeout().toSeconds(), clientAddresses);
+                creation, config.pendingTimeout().toSeconds(), clientAddresses, recordingPolicy);
         if (addressBookApi != null) {
             addressBookApi.mount(router, auth);
             new CredentialsApi(vertx, addressBook.cache()).mount(router, auth);
@@ -325,6 +350,9 @@ public final class GatewayNode {
                             node.quotaRepair.start();
                             node.orphanRecords.start();
                             node.housekeeping.start(environment.clock().instant());
+                            if (node.recordingRescue != null) {
+                                node.recordingRescue.start();
+                            }
                             node.learnKeyOrder(1);
                             if (runtime.isClustered()) {
                                 node.peers.serve();
@@ -458,6 +486,9 @@ public final class GatewayNode {
                     // Every end gives its reservation and quota place back through the cluster: before leaving it.
                     return host.whenIdle(Duration.ofSeconds(10));
                 })
+                // the recordings of those sessions are uploaded and completed, or left for the cluster to complete
+                .compose(ignored -> recordings == null ? Future.succeededFuture()
+                        : recordings.finishAll(Duration.ofSeconds(30)))
                 .compose(ignored -> {
                     peers.stop();
                     strangers.stop(vertx);
@@ -467,6 +498,9 @@ public final class GatewayNode {
                     quotaRepair.stop();
                     orphanRecords.stop();
                     housekeeping.stop();
+                    if (recordingRescue != null) {
+                        recordingRescue.stop();
+                    }
                     restoration.stop();
                     return agent.stop().otherwiseEmpty();
                 })
@@ -522,6 +556,9 @@ public final class GatewayNode {
 
     /** Blocks for as long as the outbox takes to write or spool what it holds (at most about ten seconds). */
     private void closeRecords() {
+        if (recordings != null) {
+            recordings.close();
+        }
         try {
             jumpHosts.close();
             hostKeyProbe.close();
@@ -529,6 +566,11 @@ public final class GatewayNode {
             LOG.debug("the node's SSH clients did not close cleanly: {}", e.getMessage());
         }
         records.close();
+    }
+
+    /** What completes the recordings of departed nodes; null when this node records nothing. */
+    public RecordingRescue recordingRescue() {
+        return recordingRescue;
     }
 
     /** Where history and the audit log are kept: for tests that read them directly. */

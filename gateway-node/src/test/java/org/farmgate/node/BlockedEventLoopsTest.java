@@ -7,8 +7,10 @@ import io.vertx.core.VertxOptions;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** The check every test node makes at close can fail: an event loop that sleeps is seen. */
+@Isolated("it blocks an event loop on purpose, and the check it proves counts every loop of the JVM")
 class BlockedEventLoopsTest {
 
     @Test

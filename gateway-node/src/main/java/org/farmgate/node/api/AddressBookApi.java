@@ -35,6 +35,7 @@ import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.http.ClientAddresses;
 import org.farmgate.node.http.Responses;
+import org.farmgate.node.recording.RecordingPolicy;
 import org.farmgate.node.session.EntryRef;
 import org.farmgate.node.session.EntrySpecs;
 import org.farmgate.node.session.Origin;
@@ -61,9 +62,12 @@ public final class AddressBookApi {
     private final ClientAddresses addresses;
     private final RenderedBooks rendered = new RenderedBooks();
 
+    private final RecordingPolicy recordingPolicy;
+
     public AddressBookApi(Vertx vertx, AddressBookCache cache, SessionCreation sessions,
-            long routeCookieSeconds, ClientAddresses addresses) {
+            long routeCookieSeconds, ClientAddresses addresses, RecordingPolicy recordingPolicy) {
         this.addresses = addresses;
+        this.recordingPolicy = recordingPolicy;
         this.vertx = vertx;
         this.cache = cache;
         this.sessions = sessions;
@@ -182,9 +186,10 @@ public final class AddressBookApi {
                 }
             }
             Object displayName = entry.fields().get("display_name");
+            boolean recorded = recordingPolicy.forEntry(entry.fields());
             return personalValuesKept(who, entry).compose(ok -> sessions.createFromEntry(who, publicSpec, overrides,
                     new Origin(addresses.of(ctx.request()), new EntryRef(scope, path, name),
-                            displayName == null ? null : displayName.toString())));
+                            displayName == null ? null : displayName.toString(), recorded)));
         }).onSuccess(info -> {
             AuditedCalls.target(ctx, info.sessionId());
             SessionsApi.routeHint(ctx, info, routeCookieSeconds);

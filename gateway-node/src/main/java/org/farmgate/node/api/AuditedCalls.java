@@ -16,8 +16,9 @@ import org.farmgate.node.http.ClientAddresses;
 
 /**
  * Which API calls the audit log records, in one table: a call that changes who may do what or what exists (sessions,
- * shares, tokens, logins, people, group mappings, nodes, the address book), and every refusal of a caller (401,
- * 403). Each is written when its response is sent, with the caller, the call's target and how it ended:
+ * shares, tokens, logins, people, group mappings, nodes, the address book), a recording watched, and every refusal
+ * of a caller (401, 403). Each is written when its response is sent, with the caller, the call's target and how it
+ * ended:
  * {@code success} (2xx), {@code refused} (401, 403) or {@code failed} (anything else, its status in the detail). A
  * handler that creates something names it with {@link #target}, since the path does not.
  */
@@ -65,7 +66,9 @@ public final class AuditedCalls {
             call(HttpMethod.DELETE, "/api/ssh/known-hosts/([^/]+/[^/]+)", "ssh.host_key_forget"),
             call(HttpMethod.PUT, "/api/admin/group-mappings/([^/]+)", "mapping.update"),
             call(HttpMethod.DELETE, "/api/admin/group-mappings/([^/]+)", "mapping.delete"),
-            call(HttpMethod.GET, "/api/audit/verify", "audit.verify"))
+            call(HttpMethod.GET, "/api/audit/verify", "audit.verify"),
+            call(HttpMethod.GET, "/api/recordings/([^/]+)", "recording.play"),
+            call(HttpMethod.DELETE, "/api/recordings/([^/]+)", "recording.delete"))
             .collect(Collectors.groupingBy(Call::method));
 
     private final AuditTrail trail;

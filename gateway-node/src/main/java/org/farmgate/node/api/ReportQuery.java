@@ -24,6 +24,9 @@ final class ReportQuery {
     static final Set<String> AUDIT_PARAMETERS = Set.of("actor", "action", "outcome", "target", "from", "to", "limit",
             "offset");
 
+    static final Set<String> RECORDING_PARAMETERS = Set.of("user", "entry", "state", "from", "to", "limit",
+            "offset");
+
     private final MultiMap params;
 
     ReportQuery(MultiMap params, Set<String> known) {
@@ -42,6 +45,17 @@ final class ReportQuery {
     SessionFilter sessions() {
         return new SessionFilter(text("user"), text("entry"), type(), time("from"), time("to"), null,
                 integer("limit", 0, SessionFilter.MAX_LIMIT), integer("offset", 0, Integer.MAX_VALUE), null);
+    }
+
+    org.farmgate.durable.RecordingFilter recordings() {
+        String state = text("state");
+        if (state != null && !Set.of("recording", "complete", "incomplete", "deleted").contains(state)) {
+            throw new InvalidRequestException("query parameter 'state' must be recording, complete, incomplete or "
+                    + "deleted");
+        }
+        return new org.farmgate.durable.RecordingFilter(text("user"), text("entry"), state, time("from"), time("to"),
+                null, limit(100, org.farmgate.durable.RecordingFilter.MAX_LIMIT),
+                integer("offset", 0, Integer.MAX_VALUE));
     }
 
     AuditFilter audit() {

@@ -15,6 +15,7 @@ import org.farmgate.node.auth.Identity;
 import org.farmgate.node.http.ClientAddresses;
 import org.farmgate.node.http.Responses;
 import org.farmgate.node.metrics.NodeMetrics;
+import org.farmgate.node.recording.RecordingPolicy;
 import org.farmgate.node.session.Origin;
 import org.farmgate.node.session.SessionCreation;
 import org.farmgate.node.session.SessionService;
@@ -34,9 +35,12 @@ public final class SessionsApi {
     private final String banner;
 
     /** @param banner the site's notice a person accepts before each session, null for none */
+    private final RecordingPolicy recordingPolicy;
+
     public SessionsApi(SessionCreation creation, SessionService sessions, NodeMetrics metrics,
-            long routeCookieSeconds, ClientAddresses addresses, String banner) {
+            long routeCookieSeconds, ClientAddresses addresses, String banner, RecordingPolicy recordingPolicy) {
         this.banner = banner;
+        this.recordingPolicy = recordingPolicy;
         this.addresses = addresses;
         this.creation = creation;
         this.sessions = sessions;
@@ -64,7 +68,7 @@ public final class SessionsApi {
         Future<SessionInfo> created;
         try {
             created = creation.create(Authenticator.identity(ctx), parser.parse(body),
-                    Origin.adHoc(addresses.of(ctx.request())));
+                    Origin.adHoc(addresses.of(ctx.request())).recorded(recordingPolicy.adHoc()));
         } catch (GatewayException e) {
             created = Future.failedFuture(e);
         }

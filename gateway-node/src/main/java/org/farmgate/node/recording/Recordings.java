@@ -135,16 +135,28 @@ public final class Recordings implements Recorders, AutoCloseable {
 
     /**
      * Runs a blocking storage step on the recordings' pool, again after 1, 2, 4 ... 30 s while it fails, until
-     * {@code givenUp} says so; the future fails then with the last failure.
+     * {@code givenUp} says so; the future fails then with the last failure. Its outcome is storage's health.
      */
     Future<Void> attempt(Callable<Void> task, String what, BooleanSupplier givenUp) {
-        return attempt(task, what, givenUp, 1000);
+        return attempt(task, what, givenUp, true, 1000);
     }
 
-    private Future<Void> attempt(Callable<Void> task, String what, BooleanSupplier givenUp, long backoffMs) {
-        return worker.executeBlocking(task, false).onSuccess(ignored -> unhealthy = null).recover(error -> {
-            metrics.failed();
-            unhealthy = error.getMessage();
+    /** As {@link #attempt}, for a step on the node's own disk: it says nothing of storage's health. */
+    Future<Void> attemptOnDisk(Callable<Void> task, String what, BooleanSupplier givenUp) {
+        return attempt(task, what, givenUp, false, 1000);
+    }
+
+    private Future<Void> attempt(Callable<Void> task, String what, BooleanSupplier givenUp, boolean storage,
+            long backoffMs) {
+        return worker.executeBlocking(task, false).onSuccess(ignored -> {
+            if (storage) {
+                unhealthy = null;
+            }
+        }).recover(error -> {
+            if (storage) {
+                metrics.failed();
+                unhealthy = error.getMessage();
+            }
             if (givenUp.getAsBoolean()) {
                 LOG.warn("gave up trying to {}: {}", what, error.getMessage());
                 return Future.failedFuture(error);
@@ -153,8 +165,8 @@ public final class Recordings implements Recorders, AutoCloseable {
                 LOG.warn("could not {} (tried again every few seconds): {}", what, error.toString());
             }
             Promise<Void> later = Promise.promise();
-            vertx.setTimer(backoffMs, id -> attempt(task, what, givenUp, Math.min(MAX_BACKOFF_MS, backoffMs * 2))
-                    .onComplete(later));
+            vertx.setTimer(backoffMs, id -> attempt(task, what, givenUp, storage,
+                    Math.min(MAX_BACKOFF_MS, backoffMs * 2)).onComplete(later));
             return later.future();
         });
     }

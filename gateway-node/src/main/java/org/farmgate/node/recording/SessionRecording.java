@@ -20,11 +20,13 @@ import org.slf4j.LoggerFactory;
  * One session's recording, from the bytes passing its tunnels to the object in storage.
  *
  * <p>The tunnels' side ({@link #display}, {@link #input}) only copies into a small buffer under this object's lock;
- * full buffers go to a chain of tasks on the recordings' worker pool, one task at a time per recording and in order:
- * begin the upload, append to the part on disk, upload each part as it fills (5 MiB or more, S3's rule), and at the
- * end upload the rest and complete. Nothing here ever makes a tunnel wait: what the chain has not written yet is
- * bounded in memory ({@link #MEMORY_BYTES}), what it has not uploaded yet is bounded on disk (the spool), and past
- * either bound the recording stops, marked incomplete with the reason, while the session goes on.
+ * full buffers go to two chains of tasks on the recordings' worker pool, each one task at a time and in order: the
+ * disk's (append to the part on disk, seal it when it holds 5 MiB or more, S3's rule) and storage's (begin the
+ * upload, upload each sealed part, and at the end the last one and complete). Storage that is slow or away holds
+ * only its own chain: the disk's goes on until the spool's bound. Nothing here ever makes a tunnel wait: what the
+ * disk has not written yet is bounded in memory ({@link #MEMORY_BYTES}), what storage has not taken yet is bounded
+ * on disk (the spool), and past either bound the recording stops, marked incomplete with the reason, while the
+ * session goes on.
  *
  * <p>A storage call that fails is tried again after 1, 2, 4 ... 30 s for as long as the session runs and
  * {@link Recordings#GIVE_UP_AFTER} after its end; the parts wait on disk meanwhile. A node that dies leaves its parts
@@ -51,7 +53,8 @@ final class SessionRecording implements RecordingTap {
     private long lastFlush = System.nanoTime();
     private String stopped;
     private boolean finishing;
-    private Future<Void> tail = Future.succeededFuture();
+    private Future<Void> writes = Future.succeededFuture();
+    private Future<Void> uploads = Future.succeededFuture();
     private Promise<Void> finished;
 
     // The chain's side: one task at a time.
@@ -75,7 +78,7 @@ final class SessionRecording implements RecordingTap {
 
     /** Begins the upload; the first task of the chain. */
     void begin(Instant startedAt, String nodeId) {
-        chain(() -> {
+        chainUpload(() -> {
             uploadId = owner.storage().begin(key);
             owner.store().record(new Fact.RecordingStarted(sessionId, key, uploadId, nodeId, startedAt, keys));
             return null;
@@ -168,7 +171,8 @@ final class SessionRecording implements RecordingTap {
             int sealed = spool.append(chunk);
             onDisk += chunk.length;
             if (onDisk > owner.spoolBytes()) {
-                stop("storage did not keep up: " + (onDisk >> 20) + " MiB waited to be uploaded (GW_RECORDING_SPOOL_MB)");
+                stop("storage did not keep up: " + (onDisk >> 20) + " MiB waited to be uploaded "
+                        + "(GW_RECORDING_SPOOL_MB)");
             }
             if (sealed > 0) {
                 upload(sealed);
@@ -187,9 +191,9 @@ final class SessionRecording implements RecordingTap {
         }
     }
 
-    /** Uploads sealed part {@code number}, after what is chained already (called from a task of the chain). */
+    /** Uploads sealed part {@code number}, after the uploads chained already (called from a write). */
     private void upload(int number) {
-        chain(() -> {
+        chainUpload(() -> {
             java.nio.file.Path file = spool.file(number);
             long size = Files.size(file);
             String tag = owner.storage().part(key, uploadId, number, file);
@@ -218,13 +222,14 @@ final class SessionRecording implements RecordingTap {
             finished = Promise.promise();
             done = finished;
         }
-        // Sealing chains the last part's upload, then the completion, so both come after every write.
+        // Sealing chains the last part's upload, then the completion, so both come after every write and upload.
         chain(() -> {
             int last = spool.seal();
             if (last > 0) {
                 upload(last);
             }
-            chain(this::complete, "complete the upload of").onComplete(result -> settle(done, result.cause()));
+            chainUpload(this::complete, "complete the upload of")
+                    .onComplete(result -> settle(done, result.cause()));
             return null;
         }, "seal the last part of").onFailure(error -> settle(done, error));
         return done.future();
@@ -267,12 +272,25 @@ final class SessionRecording implements RecordingTap {
         return null;
     }
 
-    /** Runs {@code task} after everything chained so far, trying it again while storage fails; its future. */
+    /** Runs a disk task after the disk tasks chained so far, again while it fails; its future. */
     private Future<Void> chain(Callable<Void> task, String what) {
         synchronized (this) {
-            tail = tail.compose(ignored -> owner.attempt(task, what + " session " + sessionId + "'s recording",
-                    this::givenUp));
-            return tail;
+            writes = writes.compose(ignored -> owner.attemptOnDisk(task, what + " session " + sessionId
+                    + "'s recording", this::givenUp));
+            return writes;
+        }
+    }
+
+    /**
+     * Runs a storage task after the storage tasks chained so far, again while storage fails; its future. Uploads
+     * have a chain of their own so that storage that is slow or away never holds the disk's writes, which go on
+     * until the spool's bound.
+     */
+    private Future<Void> chainUpload(Callable<Void> task, String what) {
+        synchronized (this) {
+            uploads = uploads.compose(ignored -> owner.attempt(task, what + " session " + sessionId
+                    + "'s recording", this::givenUp));
+            return uploads;
         }
     }
 

@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.error.OutcomeUnknownException;
 import org.farmgate.error.TooManyException;
@@ -54,14 +54,17 @@ public final class SessionCreation {
     private final SessionDirectory directory;
     private final OpenEndpoint endpoint;
     private final NodeMetrics metrics;
-    private final BooleanSupplier audited;
+    private final Supplier<String> refusal;
 
-    /** @param audited whether a new session may start: false while an audit log that must be kept cannot be */
+    /**
+     * @param refusal why no new session may start now (an audit log or recordings the site requires cannot be kept),
+     *     or null
+     */
     public SessionCreation(Vertx vertx, SessionTargets targets, HostKeyTrust hostKeys, UserLimits userLimits,
             CostModel costModel, SessionRouter router, NodeRegistry registry, SessionQuota quota,
-            SessionDirectory directory, OpenEndpoint endpoint, NodeMetrics metrics, BooleanSupplier audited) {
+            SessionDirectory directory, OpenEndpoint endpoint, NodeMetrics metrics, Supplier<String> refusal) {
         this.hostKeys = hostKeys;
-        this.audited = audited;
+        this.refusal = refusal;
         this.vertx = vertx;
         this.targets = targets;
         this.userLimits = userLimits;
@@ -111,9 +114,9 @@ public final class SessionCreation {
      */
     private Future<SessionInfo> createPlaced(Identity creator, SessionSpec asked, Origin origin,
             Map<String, String> overrides) {
-        if (!audited.getAsBoolean()) {
-            return Future.failedFuture(new UnavailableException("the audit log cannot be written now and this "
-                    + "cluster requires it (GW_AUDIT_REQUIRED): no new session starts until the database answers"));
+        String refused = refusal.get();
+        if (refused != null) {
+            return Future.failedFuture(new UnavailableException(refused));
         }
         SessionSpec bounded = bounded(asked);
         String sessionId = UUID.randomUUID().toString();

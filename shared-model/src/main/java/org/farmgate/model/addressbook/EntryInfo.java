@@ -31,7 +31,8 @@ public record EntryInfo(@JsonIgnore String name, @JsonIgnore Map<String, Object>
             "display_name", "description", "security", "ignore_cert", "ignore-cert", "color_depth", "color-depth",
             "resize_method", "resize-method", "width", "height", "dpi", "server_layout", "server-layout", "console",
             "enable_audio", "disable_audio", "disable-audio", "read_only", "read-only", "tags", "os", "icon",
-            "host_key", "host-key"); // a host key is public: what a person compares against
+            "host_key", "host-key", // a host key is public: what a person compares against
+            "enable_recording", "max_recordings"); // the page says a session will be recorded before it starts
 
     /** Whether a stored field may be shown; every other one stays on the node that connects. */
     public static boolean isPublic(String field) {
