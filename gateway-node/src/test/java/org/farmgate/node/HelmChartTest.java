@@ -51,7 +51,11 @@ class HelmChartTest {
                         Map.entry("vault.address", "https://vault.example:8200"),
                         Map.entry("persistence.enabled", "true"), Map.entry("persistence.storageClassName", "fast"),
                         Map.entry("certManager.enabled", "true"), Map.entry("node.extraEnv.GW_AUDIT_REQUIRED", "true"),
-                        Map.entry("replicas", "5"), Map.entry("service.type", "LoadBalancer"))),
+                        Map.entry("replicas", "5"), Map.entry("service.type", "LoadBalancer"),
+                        Map.entry("recording.mode", "all"), Map.entry("recording.keys", "true"),
+                        Map.entry("recording.s3.bucket", "recordings"),
+                        Map.entry("recording.s3.endpoint", "https://minio.example:9000"),
+                        Map.entry("recording.s3.credentialsSecret", "farmgate-s3"))),
                 Arguments.of("no network policy", Map.of("networkPolicy.enabled", "false")));
     }
 

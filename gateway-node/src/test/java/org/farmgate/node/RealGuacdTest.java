@@ -221,6 +221,77 @@ class RealGuacdTest {
         }
     }
 
+    /**
+     * A real SSH session recorded through the node: the recording plays in the records page with the terminal's
+     * text on it, its key log holds what was typed, and guacd 1.6's own {@code guacenc} (at {@code FARMGATE_GUACENC},
+     * when set) converts it to a video without an error.
+     */
+    @Test
+    void aRealSshSessionIsRecordedPlaysAndConverts() throws Exception {
+        assumeTrue(GUACD != null && org.farmgate.testkit.ssh.TestSshd.isInstalled(),
+                "FARMGATE_REAL_GUACD is not set, or Debian's openssh-server is not installed");
+        try (org.farmgate.testkit.ssh.TestSshd sshd = org.farmgate.testkit.ssh.TestSshd.start("ed25519");
+                TestNode node = node(Map.of("GW_RECORDING", "all", "GW_RECORDING_KEYS", "true"))) {
+            String body = "{\"hostname\":\"127.0.0.1\",\"port\":" + sshd.port() + ",\"username\":\"" + sshd.user()
+                    + "\",\"private_key\":" + com.fasterxml.jackson.databind.json.JsonMapper.builder().build()
+                            .writeValueAsString(sshd.clientKey()) + "}";
+            SessionInfo session = node.createSession(TestNode.ADMIN, body);
+            try (WsClient client = node.attach(session); AutoCloseable alive = keepAliveAfter(client)) {
+                Thread.sleep(1500); // the prompt
+                for (char c : "echo farmgate-was-here\r".toCharArray()) {
+                    String keysym = c == '\r' ? String.valueOf(0xff0d) : String.valueOf((int) c);
+                    client.send(Instruction.of("key", keysym, "1").encode() + Instruction.of("key", keysym, "0")
+                            .encode());
+                    Thread.sleep(30);
+                }
+                Thread.sleep(2000); // the echo
+                client.send("10.disconnect;");
+            }
+            String name = session.sessionId() + ".guac";
+            org.awaitility.Awaitility.await("the recording is complete").atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> node.request("GET", "/api/recordings?state=complete", TestNode.ADMIN, null).body()
+                            .contains(name));
+            HttpResponse<String> played = node.request("GET", "/api/recordings/" + name, TestNode.ADMIN, null);
+            assertEquals(200, played.statusCode());
+            java.nio.file.Path file = java.nio.file.Path.of("target", "recordings", name);
+            java.nio.file.Files.createDirectories(file.getParent());
+            java.nio.file.Files.writeString(file, played.body());
+            long keys = WsClient.parse(played.body()).stream().filter(i -> i.opcode().equals("key")).count();
+            System.out.println("real SSH recording: " + played.body().length() + " bytes, " + keys
+                    + " key events, in " + file.toAbsolutePath());
+            assertEquals(2 * "echo farmgate-was-here\r".length(), keys, "every key press and release is recorded");
+            if (HeadlessChromium.isInstalled()) {
+                try (HeadlessChromium chromium = new HeadlessChromium(1200, 900)) {
+                    chromium.navigate("http://127.0.0.1:" + node.port() + "/records.html#recordings&token="
+                            + TestNode.ADMIN);
+                    String button = "document.querySelector('tr[data-recording=\"" + session.sessionId()
+                            + "\"] button.play')";
+                    chromium.awaitValue("String(Boolean(" + button + "))", "true", 15_000);
+                    chromium.evaluate(button + ".click()");
+                    chromium.awaitValue("document.getElementById('player').dataset.state", "paused", 60_000);
+                    // the last frame: the terminal with the command and its echo
+                    String light = chromium.evaluate("(() => { let n = 0; for (const c of document.querySelectorAll("
+                            + "'.player-screen canvas')) { const d = c.getContext('2d').getImageData(0, 0, c.width, "
+                            + "c.height).data; for (let i = 0; i < d.length; i += 4) { if (d[i] + d[i + 1] + d[i + 2] "
+                            + "> 300) n++; } } return String(n); })()");
+                    System.out.println("played in Chromium: " + light + " light pixels in its last frame");
+                    assertTrue(Integer.parseInt(light) > 200, "the terminal's text is drawn: " + light);
+                    chromium.screenshot(java.nio.file.Path.of("target", "screenshots", "real-ssh-recording.png"));
+                }
+            }
+            String guacenc = System.getenv("FARMGATE_GUACENC");
+            if (guacenc != null) {
+                Process convert = new ProcessBuilder(guacenc, "-s", "1024x768", "-f", file.toString())
+                        .redirectErrorStream(true).start();
+                String out = new String(convert.getInputStream().readAllBytes());
+                assertEquals(0, convert.waitFor(), "guacenc: " + out);
+                java.nio.file.Path video = java.nio.file.Path.of(file + ".m4v");
+                System.out.println("guacenc: " + java.nio.file.Files.size(video) + " bytes of video; " + out.trim());
+                assertTrue(java.nio.file.Files.size(video) > 1000, out);
+            }
+        }
+    }
+
     /** A thumbnail as the node gives it, with its dark and light pixels counted. */
     private record Shown(byte[] jpeg, int dark, int light, int pixels) {
     }

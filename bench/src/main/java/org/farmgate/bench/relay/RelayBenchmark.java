@@ -20,6 +20,7 @@ import org.farmgate.bench.Stats;
 import org.farmgate.bench.client.DirectGuacd;
 import org.farmgate.bench.node.CpuClock;
 import org.farmgate.bench.node.GuacamoleLiteProcess;
+import org.farmgate.bench.node.ProcessProbe;
 import org.farmgate.bench.node.TcpProxyProcess;
 import org.farmgate.bench.plot.LineChart;
 import org.farmgate.testkit.client.GatewayApi;
@@ -42,7 +43,8 @@ import picocli.CommandLine;
  *
  * <p>{@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.relay.RelayBenchmark
  * [--node-jar PATH] [--rounds N] [--seconds S] [--frame-bytes B] [--sessions N]
- * [--phases throughput,latency,concurrent,sweep] [--levels 10,25,50,100,200] [--out-dir bench/target/results]}
+ * [--phases throughput,latency,concurrent,sweep,recording] [--levels 10,25,50,100,200]
+ * [--out-dir bench/target/results]}
  *
  * <p>The sweep phase sets latency against concurrency for three paths to the same guacd: direct, through the node,
  * and through guacamole-lite (when {@code bench/scripts/guacamole-lite.sh} has installed it), and draws it.
@@ -64,7 +66,7 @@ public final class RelayBenchmark implements Callable<Integer> {
     @Option(names = "--sessions", defaultValue = "100", description = "sessions of the concurrent phase")
     private int sessions;
     @Option(names = "--phases", defaultValue = "throughput,latency,concurrent", split = ",",
-            description = "which of throughput, latency, concurrent and sweep to run")
+            description = "which of throughput, latency, concurrent, sweep and recording to run")
     private List<String> phases;
     @Option(names = "--levels", defaultValue = "10,25,50,100,200", split = "\\s*,\\s*", description = "sweep sizes")
     private List<Integer> levels;
@@ -87,7 +89,8 @@ public final class RelayBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Choices.require(spec, "--phases", phases, List.of("throughput", "latency", "concurrent", "sweep"));
+        Choices.require(spec, "--phases", phases, List.of("throughput", "latency", "concurrent", "sweep",
+                "recording"));
         NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(nodeJar);
         vertx = Vertx.vertx();
         clients = Vertx.vertx();
@@ -103,6 +106,9 @@ public final class RelayBenchmark implements Callable<Integer> {
             }
             if (phases.contains("sweep")) {
                 sweep(jar);
+            }
+            if (phases.contains("recording")) {
+                recording(jar);
             }
         } finally {
             vertx.close().await(10, TimeUnit.SECONDS);
@@ -211,6 +217,50 @@ public final class RelayBenchmark implements Callable<Integer> {
                         us(Stats.percentile(m, 50)), us(Stats.percentile(m, 99)), cpu);
             }
             System.out.printf(Locale.ROOT, "median ratio %.1f%%%n", Stats.median(ratio));
+        } finally {
+            guacd.close().await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * What recording every session costs: the realistic load of {@link #concurrent} on two nodes side by side, one
+     * recording every session with its keys (to a directory on this machine's disk: the spool, then the recording),
+     * one not; each round measures one, then the other. Node CPU and delivered MB/s over the window, and the node's
+     * RSS and heap at its end, with every session still open.
+     */
+    private void recording(NodeProcess.Launch jar) throws Exception {
+        SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
+                new SyntheticGuacdOptions().stream(Duration.ofMillis(50), 16 * 1024), false)
+                .await(10, TimeUnit.SECONDS);
+        Path plainData = Files.createTempDirectory("farmgate-bench-plain");
+        Path recordedData = Files.createTempDirectory("farmgate-bench-recorded");
+        try (NodeProcess plain = startNode(jar, guacd.port(), Map.of("GW_DATA_DIR", plainData.toString()));
+                NodeProcess recorded = startNode(jar, guacd.port(), Map.of("GW_DATA_DIR", recordedData.toString(),
+                        "GW_RECORDING", "all", "GW_RECORDING_KEYS", "true"))) {
+            System.out.printf("%n%d sessions, each a 16 KB frame every 50 ms, syncs answered: recording off and on%n",
+                    sessions);
+            System.out.printf("%-6s %-10s %12s %12s %10s %10s%n", "round", "recording", "MB/s", "node CPU %",
+                    "RSS MB", "heap MB");
+            double[][] cpu = new double[2][rounds];
+            double[][] rss = new double[2][rounds];
+            for (int r = 0; r < rounds; r++) {
+                for (int which = 0; which < 2; which++) {
+                    NodeProcess node = which == 0 ? plain : recorded;
+                    ProcessProbe.Reading[] memory = new ProcessProbe.Reading[1];
+                    Window window = measureMany(sessions, seconds, node.pid(), () -> openRelay(node, true),
+                            () -> memory[0] = ProcessProbe.read(node.pid()));
+                    cpu[which][r] = window.nodeCpuPercent();
+                    rss[which][r] = memory[0].rssKb() / 1024.0;
+                    System.out.printf(Locale.ROOT, "%-6d %-10s %12.1f %12.1f %10.0f %10.0f%n", r + 1,
+                            which == 0 ? "off" : "on", window.megabytesPerSecond(), cpu[which][r], rss[which][r],
+                            memory[0].heapUsedKb() / 1024.0);
+                    Thread.sleep(3000); // the ended sessions' last parts go up before the next window
+                }
+            }
+            System.out.printf(Locale.ROOT, "median node CPU %.1f%% off, %.1f%% on (%+.1f%%); median RSS %.0f MB off, "
+                    + "%.0f MB on (%+.1f MB per recorded session)%n", Stats.median(cpu[0]), Stats.median(cpu[1]),
+                    100 * (Stats.median(cpu[1]) / Stats.median(cpu[0]) - 1), Stats.median(rss[0]),
+                    Stats.median(rss[1]), (Stats.median(rss[1]) - Stats.median(rss[0])) / sessions);
         } finally {
             guacd.close().await(10, TimeUnit.SECONDS);
         }
@@ -326,6 +376,12 @@ public final class RelayBenchmark implements Callable<Integer> {
      * @param nodePid the node whose CPU to account, or -1
      */
     private static Window measureMany(int count, int seconds, long nodePid, Opener opener) throws Exception {
+        return measureMany(count, seconds, nodePid, opener, null);
+    }
+
+    /** @param atEnd run at the window's end, every stream still open (a memory reading); null for none */
+    private static Window measureMany(int count, int seconds, long nodePid, Opener opener, AtEnd atEnd)
+            throws Exception {
         java.util.List<Stream> streams = new java.util.ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
@@ -339,8 +395,12 @@ public final class RelayBenchmark implements Callable<Integer> {
             Thread.sleep(seconds * 1000L);
             long bytes = streams.stream().mapToLong(Stream::bytes).sum() - before;
             long millis = (System.nanoTime() - start) / 1_000_000;
-            return new Window(bytes, nodePid < 0 ? 0 : CpuClock.cpuMillis(nodePid) - nodeCpu,
-                    CpuClock.selfCpuMillis() - benchCpu, millis);
+            long nodeCpuMs = nodePid < 0 ? 0 : CpuClock.cpuMillis(nodePid) - nodeCpu;
+            long benchCpuMs = CpuClock.selfCpuMillis() - benchCpu;
+            if (atEnd != null) {
+                atEnd.run();
+            }
+            return new Window(bytes, nodeCpuMs, benchCpuMs, millis);
         } finally {
             for (Stream stream : streams) {
                 stream.close();
@@ -401,10 +461,23 @@ public final class RelayBenchmark implements Callable<Integer> {
     }
 
     private static NodeProcess startNode(NodeProcess.Launch jar, int guacdPort) throws Exception {
+        return startNode(jar, guacdPort, Map.of());
+    }
+
+    private static NodeProcess startNode(NodeProcess.Launch jar, int guacdPort, Map<String, String> more)
+            throws Exception {
         Path log = Files.createTempFile("farmgate-bench-node", ".log");
         List<String> jvm = List.of("-Xmx512m");
-        return NodeProcess.start(jar, Map.of("GW_ADMIN_TOKEN", TOKEN, "GW_GUACD_PORT", String.valueOf(guacdPort),
-                "GW_NODE_ID", "bench", "GW_LOG_LEVEL", "WARN", "GW_MAX_SESSIONS", "5000",
-                "GW_MAX_SESSIONS_PER_USER", "5000", "GW_MAX_MEMORY_MB_PER_USER", "10000000"), jvm, log);
+        Map<String, String> env = new java.util.HashMap<>(Map.of("GW_ADMIN_TOKEN", TOKEN, "GW_GUACD_PORT",
+                String.valueOf(guacdPort), "GW_NODE_ID", "bench", "GW_LOG_LEVEL", "WARN", "GW_MAX_SESSIONS", "5000",
+                "GW_MAX_SESSIONS_PER_USER", "5000", "GW_MAX_MEMORY_MB_PER_USER", "10000000"));
+        env.putAll(more);
+        return NodeProcess.start(jar, env, jvm, log);
+    }
+
+    /** What a window runs at its end. */
+    @FunctionalInterface
+    private interface AtEnd {
+        void run() throws Exception;
     }
 }
