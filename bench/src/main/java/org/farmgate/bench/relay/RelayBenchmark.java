@@ -225,7 +225,7 @@ public final class RelayBenchmark implements Callable<Integer> {
     /**
      * What recording every session costs: the realistic load of {@link #concurrent} on two nodes side by side, one
      * recording every session with its keys (to a directory on this machine's disk: the spool, then the recording),
-     * one not; each round measures one, then the other. Node CPU and delivered MB/s over the window, and the node's
+     * one not; each round measures both, each first in every other round. Node CPU and delivered MB/s over the window, and the node's
      * RSS and heap at its end, with every session still open.
      */
     private void recording(NodeProcess.Launch jar) throws Exception {
@@ -234,9 +234,15 @@ public final class RelayBenchmark implements Callable<Integer> {
                 .await(10, TimeUnit.SECONDS);
         Path plainData = Files.createTempDirectory("farmgate-bench-plain");
         Path recordedData = Files.createTempDirectory("farmgate-bench-recorded");
-        try (NodeProcess plain = startNode(jar, guacd.port(), Map.of("GW_DATA_DIR", plainData.toString()));
+        // two nodes alone, side by side: each a member port of its own; a session ends with its client (no grace
+        // with its guacd connection held, and recorded, for a client to come back)
+        try (NodeProcess plain = startNode(jar, guacd.port(), Map.of("GW_DATA_DIR", plainData.toString(),
+                "GW_CLUSTER_PORT", String.valueOf(NodeProcess.freePort()), "GW_EVENTBUS_PORT", "0",
+                "GW_RELAY_PORT", "0", "GW_REATTACH_GRACE_SECS", "0"));
                 NodeProcess recorded = startNode(jar, guacd.port(), Map.of("GW_DATA_DIR", recordedData.toString(),
-                        "GW_RECORDING", "all", "GW_RECORDING_KEYS", "true"))) {
+                        "GW_CLUSTER_PORT", String.valueOf(NodeProcess.freePort()), "GW_EVENTBUS_PORT", "0",
+                        "GW_RELAY_PORT", "0", "GW_REATTACH_GRACE_SECS", "0", "GW_RECORDING", "all",
+                        "GW_RECORDING_KEYS", "true"))) {
             System.out.printf("%n%d sessions, each a 16 KB frame every 50 ms, syncs answered: recording off and on%n",
                     sessions);
             System.out.printf("%-6s %-10s %12s %12s %10s %10s%n", "round", "recording", "MB/s", "node CPU %",
@@ -244,7 +250,8 @@ public final class RelayBenchmark implements Callable<Integer> {
             double[][] cpu = new double[2][rounds];
             double[][] rss = new double[2][rounds];
             for (int r = 0; r < rounds; r++) {
-                for (int which = 0; which < 2; which++) {
+                for (int turn = 0; turn < 2; turn++) {
+                    int which = (r + turn) % 2; // each goes first in every other round
                     NodeProcess node = which == 0 ? plain : recorded;
                     ProcessProbe.Reading[] memory = new ProcessProbe.Reading[1];
                     Window window = measureMany(sessions, seconds, node.pid(), () -> openRelay(node, true),
@@ -254,7 +261,9 @@ public final class RelayBenchmark implements Callable<Integer> {
                     System.out.printf(Locale.ROOT, "%-6d %-10s %12.1f %12.1f %10.0f %10.0f%n", r + 1,
                             which == 0 ? "off" : "on", window.megabytesPerSecond(), cpu[which][r], rss[which][r],
                             memory[0].heapUsedKb() / 1024.0);
-                    Thread.sleep(3000); // the ended sessions' last parts go up before the next window
+                    if (which == 1) {
+                        finished(recorded); // the ended sessions' last parts go up before the next window
+                    }
                 }
             }
             System.out.printf(Locale.ROOT, "median node CPU %.1f%% off, %.1f%% on (%+.1f%%); median RSS %.0f MB off, "
@@ -264,6 +273,22 @@ public final class RelayBenchmark implements Callable<Integer> {
         } finally {
             guacd.close().await(10, TimeUnit.SECONDS);
         }
+    }
+
+    /** Waits (up to a minute) until the node has no recording left to finish, as its metrics say. */
+    private static void finished(NodeProcess node) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            String metrics = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(node.baseUrl()
+                    + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            if (metrics.lines().anyMatch(line -> line.startsWith("farmgate_recordings_active ")
+                    && Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)) == 0)) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("the node's recordings did not finish within a minute");
     }
 
     /**
