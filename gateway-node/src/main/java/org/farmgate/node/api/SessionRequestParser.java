@@ -33,6 +33,21 @@ public final class SessionRequestParser {
     static final int MAX_VALUE_LENGTH = 8192;
 
 
+    /** The body's ask that the session be recorded ({@code "record": true}, an admin's), which is not guacd's. */
+    static final String RECORD = "record";
+
+    /** Whether the body asks for the session to be recorded; a 400 for anything but a boolean. */
+    public static boolean recordAsked(String body) {
+        JsonNode record = JsonBody.object(body).get(RECORD);
+        if (record == null || record.isNull()) {
+            return false;
+        }
+        if (!record.isBoolean()) {
+            throw new InvalidRequestException("field 'record' must be true or false");
+        }
+        return record.asBoolean();
+    }
+
     public SessionSpec parse(String body) {
         ObjectNode object = JsonBody.object(body);
 
@@ -78,7 +93,7 @@ public final class SessionRequestParser {
             Map.Entry<String, JsonNode> field = it.next();
             String name = field.getKey();
             if (ArgumentPolicy.STRUCTURAL_FIELDS.contains(name) || name.equals("jump_hosts")
-                    || field.getValue().isNull()) {
+                    || name.equals(RECORD) || field.getValue().isNull()) {
                 continue;
             }
             String argument = ArgumentPolicy.argumentName(name);

@@ -67,8 +67,10 @@ public final class SessionsApi {
     Future<SessionInfo> createAdHoc(RoutingContext ctx, String body) {
         Future<SessionInfo> created;
         try {
-            created = creation.create(Authenticator.identity(ctx), parser.parse(body),
-                    Origin.adHoc(addresses.of(ctx.request())).recorded(recordingPolicy.adHoc()));
+            Identity who = Authenticator.identity(ctx);
+            boolean recorded = recordingPolicy.adHoc(who, SessionRequestParser.recordAsked(body));
+            created = creation.create(who, parser.parse(body),
+                    Origin.adHoc(addresses.of(ctx.request())).recorded(recorded));
         } catch (GatewayException e) {
             created = Future.failedFuture(e);
         }

@@ -2,11 +2,15 @@ package org.farmgate.node.recording;
 
 import java.util.Map;
 import org.farmgate.error.ConflictException;
+import org.farmgate.error.ForbiddenException;
+import org.farmgate.model.Role;
+import org.farmgate.node.auth.Identity;
 import org.farmgate.node.config.RecordingSettings;
 
 /**
  * Whether a new session is recorded: the site's mode, then its address-book entry's {@code enable_recording}
- * (rustguac's field), decided where the session is created and carried to its node with its origin.
+ * (rustguac's field), or an admin's ask for an ad-hoc one; decided where the session is created and carried to its
+ * node with its origin.
  */
 public final class RecordingPolicy {
 
@@ -19,6 +23,27 @@ public final class RecordingPolicy {
     /** An ad-hoc session: recorded when everything is. */
     public boolean adHoc() {
         return settings.mode() == RecordingSettings.Mode.ALL;
+    }
+
+    /**
+     * An ad-hoc session for {@code who}, who may have asked for it to be recorded ({@code "record": true}, admins
+     * only: a recording is kept from the session's own user too).
+     *
+     * @throws ForbiddenException when someone else than an admin asks
+     * @throws ConflictException when this gateway keeps no recordings
+     */
+    public boolean adHoc(Identity who, boolean asked) {
+        if (!asked) {
+            return adHoc();
+        }
+        if (who.role() != Role.ADMIN) {
+            throw new ForbiddenException("only an admin asks for a session to be recorded (field 'record')");
+        }
+        if (!settings.enabled()) {
+            throw new ConflictException("this gateway keeps no recordings (GW_RECORDING=off): a session cannot be "
+                    + "recorded");
+        }
+        return true;
     }
 
     /**

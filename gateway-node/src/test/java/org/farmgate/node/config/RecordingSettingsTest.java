@@ -9,6 +9,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.farmgate.error.ConflictException;
+import org.farmgate.error.ForbiddenException;
+import org.farmgate.model.Role;
+import org.farmgate.node.auth.Identity;
 import org.farmgate.node.recording.RecordingPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -72,6 +75,15 @@ class RecordingSettingsTest {
         ConflictException refused = assertThrows(ConflictException.class,
                 () -> off.forEntry(Map.of("enable_recording", true)));
         assertTrue(refused.getMessage().contains("must be recorded"), refused.getMessage());
+
+        // An admin may ask for an ad-hoc session to be recorded; nobody else may, and not where nothing is kept.
+        Identity admin = new Identity("admin", "admin", Role.ADMIN, java.util.Set.of());
+        Identity operator = new Identity("op", "op", Role.OPERATOR, java.util.Set.of());
+        assertTrue(entries.adHoc(admin, true));
+        assertFalse(entries.adHoc(admin, false));
+        assertTrue(all.adHoc(operator, false));
+        assertThrows(ForbiddenException.class, () -> entries.adHoc(operator, true));
+        assertThrows(ConflictException.class, () -> off.adHoc(admin, true));
     }
 
     private static RecordingPolicy policy(String mode) {
