@@ -247,49 +247,116 @@ class RealGuacdTest {
                 Thread.sleep(2000); // the echo
                 client.send("10.disconnect;");
             }
-            String name = session.sessionId() + ".guac";
-            org.awaitility.Awaitility.await("the recording is complete").atMost(java.time.Duration.ofSeconds(30))
-                    .until(() -> node.request("GET", "/api/recordings?state=complete", TestNode.ADMIN, null).body()
-                            .contains(name));
-            HttpResponse<String> played = node.request("GET", "/api/recordings/" + name, TestNode.ADMIN, null);
-            assertEquals(200, played.statusCode());
-            java.nio.file.Path file = java.nio.file.Path.of("target", "recordings", name);
-            java.nio.file.Files.createDirectories(file.getParent());
-            java.nio.file.Files.writeString(file, played.body());
-            long keys = WsClient.parse(played.body()).stream().filter(i -> i.opcode().equals("key")).count();
-            System.out.println("real SSH recording: " + played.body().length() + " bytes, " + keys
-                    + " key events, in " + file.toAbsolutePath());
+            String recording = recorded(node, session);
+            long keys = WsClient.parse(recording).stream().filter(i -> i.opcode().equals("key")).count();
             assertEquals(2 * "echo farmgate-was-here\r".length(), keys, "every key press and release is recorded");
-            if (HeadlessChromium.isInstalled()) {
-                try (HeadlessChromium chromium = new HeadlessChromium(1200, 900)) {
-                    chromium.navigate("http://127.0.0.1:" + node.port() + "/records.html#recordings&token="
-                            + TestNode.ADMIN);
-                    String button = "document.querySelector('tr[data-recording=\"" + session.sessionId()
-                            + "\"] button.play')";
-                    chromium.awaitValue("String(Boolean(" + button + "))", "true", 15_000);
-                    chromium.evaluate(button + ".click()");
-                    chromium.awaitValue("document.getElementById('player').dataset.state", "paused", 60_000);
-                    // the last frame: the terminal with the command and its echo
-                    String light = chromium.evaluate("(() => { let n = 0; for (const c of document.querySelectorAll("
-                            + "'.player-screen canvas')) { const d = c.getContext('2d').getImageData(0, 0, c.width, "
-                            + "c.height).data; for (let i = 0; i < d.length; i += 4) { if (d[i] + d[i + 1] + d[i + 2] "
-                            + "> 300) n++; } } return String(n); })()");
-                    System.out.println("played in Chromium: " + light + " light pixels in its last frame");
-                    assertTrue(Integer.parseInt(light) > 200, "the terminal's text is drawn: " + light);
-                    chromium.screenshot(java.nio.file.Path.of("target", "screenshots", "real-ssh-recording.png"));
-                }
-            }
-            String guacenc = System.getenv("FARMGATE_GUACENC");
-            if (guacenc != null) {
-                Process convert = new ProcessBuilder(guacenc, "-s", "1024x768", "-f", file.toString())
-                        .redirectErrorStream(true).start();
-                String out = new String(convert.getInputStream().readAllBytes());
-                assertEquals(0, convert.waitFor(), "guacenc: " + out);
-                java.nio.file.Path video = java.nio.file.Path.of(file + ".m4v");
-                System.out.println("guacenc: " + java.nio.file.Files.size(video) + " bytes of video; " + out.trim());
-                assertTrue(java.nio.file.Files.size(video) > 1000, out);
-            }
+            // the last frame: the terminal with the command and its echo
+            String light = playedInThePage(node, session, "real-ssh-recording.png", "(() => { let n = 0; for (const c "
+                    + "of document.querySelectorAll('.player-screen canvas')) { const d = c.getContext('2d')"
+                    + ".getImageData(0, 0, c.width, c.height).data; for (let i = 0; i < d.length; i += 4) { if (d[i] + "
+                    + "d[i + 1] + d[i + 2] > 300) n++; } } return String(n); })()");
+            assertTrue(light == null || Integer.parseInt(light) > 200, "the terminal's text is drawn: " + light);
+            converted(session);
         }
+    }
+
+    /**
+     * A real VNC desktop recorded through the node plays in the page with the desktop's colour in its middle
+     * ({@code FARMGATE_REAL_VNC_RGB}), and {@code guacenc} converts it.
+     */
+    @Test
+    void aRealVncSessionIsRecordedPlaysAndConverts() throws Exception {
+        String rgb = System.getenv("FARMGATE_REAL_VNC_RGB");
+        assumeTrue(GUACD != null && VNC != null && rgb != null, "FARMGATE_REAL_GUACD, FARMGATE_REAL_VNC or "
+                + "FARMGATE_REAL_VNC_RGB is not set");
+        String[] vnc = VNC.split(":");
+        try (TestNode node = node(Map.of("GW_RECORDING", "all"))) {
+            SessionInfo session = node.createSession(TestNode.ADMIN, "{\"session_type\":\"vnc\",\"hostname\":\""
+                    + vnc[0] + "\",\"port\":" + vnc[1] + ",\"password\":\"" + vnc[2] + "\"}");
+            try (WsClient client = node.attach(session); AutoCloseable alive = keepAliveAfter(client)) {
+                client.send(Instruction.of("mouse", "200", "150", "0").encode());
+                Thread.sleep(2000);
+                client.send("10.disconnect;");
+            }
+            String recording = recorded(node, session);
+            assertTrue(WsClient.parse(recording).stream().anyMatch(i -> i.opcode().equals("mouse")),
+                    "the pointer is recorded");
+            // the default layer is the largest canvas (the cursor and buffers are others)
+            String middle = playedInThePage(node, session, "real-vnc-recording.png", "(() => { const c = [...document"
+                    + ".querySelectorAll('.player-screen canvas')].sort((a, b) => b.width * b.height - a.width * "
+                    + "a.height)[0]; const d = c.getContext('2d').getImageData(c.width / 2, c.height / 2, 1, 1).data; "
+                    + "return [d[0], d[1], d[2]].map(v => v.toString(16).padStart(2, '0')).join(''); })()", rgb);
+            assertTrue(middle == null || middle.equals(rgb), "the desktop's colour in the middle: " + middle);
+            converted(session);
+        }
+    }
+
+    /** The session's recording once it is complete, kept in target/recordings. */
+    private static String recorded(TestNode node, SessionInfo session) throws Exception {
+        String name = session.sessionId() + ".guac";
+        org.awaitility.Awaitility.await("the recording is complete").atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> node.request("GET", "/api/recordings?state=complete", TestNode.ADMIN, null).body()
+                        .contains(name));
+        HttpResponse<String> played = node.request("GET", "/api/recordings/" + name, TestNode.ADMIN, null);
+        assertEquals(200, played.statusCode());
+        java.nio.file.Path file = recordingFile(session);
+        java.nio.file.Files.createDirectories(file.getParent());
+        java.nio.file.Files.writeString(file, played.body());
+        System.out.println("real " + session.sessionType().wireName() + " recording: " + played.body().length()
+                + " bytes in " + file.toAbsolutePath());
+        return played.body();
+    }
+
+    private static java.nio.file.Path recordingFile(SessionInfo session) {
+        return java.nio.file.Path.of("target", "recordings", session.sessionId() + ".guac");
+    }
+
+    /**
+     * Plays the recording on the records page to its end and evaluates {@code check} on the last frame (drawn a
+     * moment after the player stops: asked again for up to 10 s until it gives {@code expected}, when given); null
+     * without Chromium.
+     */
+    private static String playedInThePage(TestNode node, SessionInfo session, String screenshot, String check)
+            throws Exception {
+        return playedInThePage(node, session, screenshot, check, null);
+    }
+
+    private static String playedInThePage(TestNode node, SessionInfo session, String screenshot, String check,
+            String expected) throws Exception {
+        if (!HeadlessChromium.isInstalled()) {
+            return null;
+        }
+        try (HeadlessChromium chromium = new HeadlessChromium(1200, 900)) {
+            chromium.navigate("http://127.0.0.1:" + node.port() + "/records.html#recordings&token=" + TestNode.ADMIN);
+            String button = "document.querySelector('tr[data-recording=\"" + session.sessionId()
+                    + "\"] button.play')";
+            chromium.awaitValue("String(Boolean(" + button + "))", "true", 15_000);
+            chromium.evaluate(button + ".click()");
+            chromium.awaitValue("document.getElementById('player').dataset.state", "paused", 60_000);
+            if (expected != null) {
+                chromium.awaitValue(check, expected, 10_000);
+            }
+            String found = chromium.evaluate(check);
+            System.out.println("played in Chromium: " + found);
+            chromium.screenshot(java.nio.file.Path.of("target", "screenshots", screenshot));
+            return found;
+        }
+    }
+
+    /** guacd's own converter ({@code FARMGATE_GUACENC}, when set) makes a video of the recording without an error. */
+    private static void converted(SessionInfo session) throws Exception {
+        String guacenc = System.getenv("FARMGATE_GUACENC");
+        if (guacenc == null) {
+            return;
+        }
+        java.nio.file.Path file = recordingFile(session);
+        Process convert = new ProcessBuilder(guacenc, "-s", "1024x768", "-f", file.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(convert.getInputStream().readAllBytes());
+        assertEquals(0, convert.waitFor(), "guacenc: " + out);
+        java.nio.file.Path video = java.nio.file.Path.of(file + ".m4v");
+        System.out.println("guacenc: " + java.nio.file.Files.size(video) + " bytes of video; " + out.trim());
+        assertTrue(java.nio.file.Files.size(video) > 1000, out);
     }
 
     /** A thumbnail as the node gives it, with its dark and light pixels counted. */

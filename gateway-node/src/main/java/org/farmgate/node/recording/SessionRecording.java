@@ -42,12 +42,18 @@ final class SessionRecording implements RecordingTap {
     static final int FLUSH_BYTES = 64 * 1024;
     /** Handed to the disk and not written yet: past this the disk cannot keep up, and the recording stops. */
     static final long MEMORY_BYTES = 4L << 20;
+    private static final byte[] SYNC = "4.sync,".getBytes(StandardCharsets.US_ASCII);
+    /** How far from a chunk's end its last sync is looked for. */
+    private static final int SYNC_SCAN = 256;
 
     private final Recordings owner;
     private final String sessionId;
     private final String key;
     private final boolean keys;
     private final PartSpool spool;
+
+    private long guacdMillis = -1;
+    private long guacdSeenNanos;
 
     // The tunnels' side, under this object's lock.
     private byte[] buffer = new byte[FLUSH_BYTES];
@@ -90,6 +96,7 @@ final class SessionRecording implements RecordingTap {
 
     @Override
     public void display(byte[] bytes, int start, int end) {
+        noteSync(bytes, start, end);
         take(bytes, start, end - start);
     }
 
@@ -97,7 +104,7 @@ final class SessionRecording implements RecordingTap {
     public void input(byte[] bytes, int start, int end) {
         Instruction event = Instruction.decodeValidated(bytes, start, end); // whole: the tunnel's scanner checked it
         List<String> args = event.args();
-        String now = String.valueOf(System.currentTimeMillis());
+        String now = String.valueOf(guacdNow());
         Instruction recorded;
         // guacd 1.6's own recording: key (keysym, pressed, time) and mouse (x, y, buttons, time)
         if (event.opcode().equals("key") && keys && args.size() >= 2) {
@@ -109,6 +116,44 @@ final class SessionRecording implements RecordingTap {
         }
         byte[] encoded = recorded.encode().getBytes(StandardCharsets.UTF_8);
         take(encoded, 0, encoded.length);
+    }
+
+    /**
+     * Keeps guacd's clock: its {@code sync}s carry its own milliseconds (a monotonic count, not the time of day), and
+     * the input's times must be on the same clock or a player (and guacenc) sees a jump of decades. A frame ends with
+     * its sync, so the last one is within the chunk's last bytes; only those are looked at.
+     */
+    private void noteSync(byte[] bytes, int start, int end) {
+        for (int i = end - SYNC.length; i >= Math.max(start, end - SYNC_SCAN); i--) {
+            if (bytes[i] == SYNC[0] && java.util.Arrays.equals(bytes, i, i + SYNC.length, SYNC, 0, SYNC.length)) {
+                int at = i + SYNC.length;
+                int length = 0;
+                while (at < end && bytes[at] >= '0' && bytes[at] <= '9' && length < 3) {
+                    length = length * 10 + (bytes[at++] - '0');
+                }
+                if (at >= end || bytes[at] != '.' || length == 0 || length > 18 || at + 1 + length > end) {
+                    return;
+                }
+                long value = 0;
+                for (int k = at + 1; k < at + 1 + length; k++) {
+                    if (bytes[k] < '0' || bytes[k] > '9') {
+                        return;
+                    }
+                    value = value * 10 + (bytes[k] - '0');
+                }
+                synchronized (this) {
+                    guacdMillis = value;
+                    guacdSeenNanos = System.nanoTime();
+                }
+                return;
+            }
+        }
+    }
+
+    /** guacd's milliseconds now: its last sync's, plus what passed since; the node's clock before any sync. */
+    private synchronized long guacdNow() {
+        return guacdMillis < 0 ? System.currentTimeMillis()
+                : guacdMillis + (System.nanoTime() - guacdSeenNanos) / 1_000_000;
     }
 
     /** guacd records the pointer always (unless told not to) and keys when asked; so does this. */
