@@ -52,7 +52,6 @@ public final class RecordingsApi {
     private final Vertx vertx;
     private final DurableStore store;
     private final Recordings recordings;
-    private final WorkerExecutor reads;
     private final Clock clock;
 
     /** @param recordings null when this node records nothing (then only the index is read) */
@@ -61,7 +60,6 @@ public final class RecordingsApi {
         this.store = store;
         this.recordings = recordings;
         this.clock = clock;
-        this.reads = vertx.createSharedWorkerExecutor("farmgate-recording-reads", 4);
     }
 
     public void mount(Router router, Authenticator auth) {
@@ -114,7 +112,7 @@ public final class RecordingsApi {
                         throw new ConflictException("recording " + id + " is still being made: it plays once its "
                                 + "session ends");
                     }
-                    return reads.executeBlocking(() -> storage.size(row.storageKey()), false)
+                    return reads().executeBlocking(() -> storage.size(row.storageKey()), false)
                             .map(size -> new Object[] {row, size});
                 }).onFailure(ctx::fail).onSuccess(found -> {
                     RecordingRow row = (RecordingRow) found[0];
@@ -178,7 +176,7 @@ public final class RecordingsApi {
         }
         long from = first;
         long to = last;
-        reads.executeBlocking(() -> storage().read(row.storageKey(), from, to), false)
+        reads().executeBlocking(() -> storage().read(row.storageKey(), from, to), false)
                 .onFailure(ctx::fail).onSuccess(in -> pump(response, in));
     }
 
@@ -188,7 +186,7 @@ public final class RecordingsApi {
             close(in);
             return;
         }
-        reads.executeBlocking(() -> in.readNBytes(CHUNK), false).onComplete(read -> {
+        reads().executeBlocking(() -> in.readNBytes(CHUNK), false).onComplete(read -> {
             if (read.failed() || response.closed()) {
                 close(in);
                 response.reset(); // half a recording must not pass for a whole one
@@ -213,7 +211,7 @@ public final class RecordingsApi {
     }
 
     private void close(InputStream in) {
-        reads.executeBlocking(() -> {
+        reads().executeBlocking(() -> {
             in.close();
             return null;
         }, false);
@@ -228,7 +226,7 @@ public final class RecordingsApi {
                     if (RecordingRow.RECORDING.equals(row.state())) {
                         throw new ConflictException("recording " + id + " is still being made; end its session first");
                     }
-                    return reads.executeBlocking(() -> {
+                    return reads().executeBlocking(() -> {
                         storage.delete(row.storageKey());
                         return row;
                     }, false);
@@ -237,6 +235,14 @@ public final class RecordingsApi {
                             "deleted by " + who.name()));
                     Responses.noContent(ctx);
                 });
+    }
+
+    /** The recordings' own workers (the node closes them with its recordings); a node without any reads nothing. */
+    private WorkerExecutor reads() {
+        if (recordings == null) {
+            throw new NotFoundException("this gateway keeps no recordings (GW_RECORDING=off)");
+        }
+        return recordings.worker();
     }
 
     private RecordingStorage storage() {

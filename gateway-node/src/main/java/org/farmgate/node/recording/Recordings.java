@@ -171,7 +171,8 @@ public final class Recordings implements Recorders, AutoCloseable {
         });
     }
 
-    WorkerExecutor worker() {
+    /** The recordings' worker pool: storage calls, spool writes, and the playback's reads. */
+    public WorkerExecutor worker() {
         return worker;
     }
 
