@@ -158,7 +158,8 @@ public final class GatewayNode {
         Clock clock = environment.clock();
         NodeRegistry registry = new NodeRegistry(runtime.nodes());
         SessionRouter sessionRouter = new SessionRouter(registry, clock, config.cluster().heartbeat(),
-                config.cluster().staleAfter());
+                config.cluster().staleAfter(), config.capacity().placementChoices(),
+                SessionRouter.threadLocalRandom());
         SessionQuota quota = new SessionQuota(runtime.userSessions());
         SessionDirectory directory = new SessionDirectory(runtime.sessions());
         SessionDrives drives = new SessionDrives(vertx, config.drives());
@@ -192,6 +193,7 @@ public final class GatewayNode {
         this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), machine,
                 new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
                 host, ledger, clock, count -> metrics.repaired(NodeMetrics.Repair.UNHELD_RESERVATIONS, count));
+        agent.onView(sessionRouter::offer); // the heartbeat's read of every node is the router's snapshot too
         TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock,
                 records.configured() ? new DurableTokens(records, clock) : TokenLedger.NONE);
         LoginSessions logins = new LoginSessions(runtime.logins(), config.oidc().idle(), config.oidc().absolute(),

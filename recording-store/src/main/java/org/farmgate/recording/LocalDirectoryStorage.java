@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -17,8 +18,10 @@ import java.util.UUID;
 
 /**
  * Recordings as files in one directory, for a node alone (no S3): an upload's parts wait under
- * {@code .uploads/<id>/}, and completing joins them into {@code <key>} by a rename, so a reader never sees half a
- * recording. The same steps as S3, so the node has one way of recording whatever keeps them.
+ * {@code .uploads/<id>/}, and completing appends them to the first and renames it to {@code <key>}, so a reader
+ * never sees half a recording. The same steps as S3, so the node has one way of recording whatever keeps them. A
+ * part is taken from the spool by a rename where it can be, so a byte is written to disk once for the spool and once
+ * more only if it is not in the first part.
  */
 public final class LocalDirectoryStorage implements RecordingStorage {
 
@@ -38,17 +41,23 @@ public final class LocalDirectoryStorage implements RecordingStorage {
         return id;
     }
 
+    /** Takes the spool's file by a rename where both are on one file system: the bytes are not written again. */
     @Override
     public String part(String key, String uploadId, int number, Path file) throws IOException {
         Path upload = upload(uploadId);
         if (!Files.isDirectory(upload)) {
             throw new FileNotFoundException("no upload " + uploadId);
         }
-        Path partial = upload.resolve(number + ".tmp");
-        Files.copy(file, partial, StandardCopyOption.REPLACE_EXISTING);
-        Files.move(partial, upload.resolve(String.valueOf(number)), StandardCopyOption.REPLACE_EXISTING,
-                StandardCopyOption.ATOMIC_MOVE);
-        return number + ":" + Files.size(file);
+        long size = Files.size(file);
+        Path target = upload.resolve(String.valueOf(number));
+        try {
+            Files.move(file, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException acrossFileSystems) {
+            Path partial = upload.resolve(number + ".tmp");
+            Files.copy(file, partial, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        return number + ":" + size;
     }
 
     @Override
@@ -66,15 +75,15 @@ public final class LocalDirectoryStorage implements RecordingStorage {
             throw new FileNotFoundException("recording " + key + " has no part");
         }
         Files.createDirectories(object.getParent());
-        Path joined = upload.resolve("joined.tmp");
-        try (FileChannel out = FileChannel.open(joined, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            for (int number = 1; number <= tags.size(); number++) {
-                Path part = upload.resolve(String.valueOf(number));
-                if (!Files.isRegularFile(part)) {
-                    throw new FileNotFoundException("upload " + uploadId + " has no part " + number);
-                }
-                try (FileChannel in = FileChannel.open(part)) {
+        // The others are appended to the first part, which becomes the object: one more write of all but the
+        // first part (none at all for a recording of one part). The first is cut back to its own size before, so a
+        // completion that broke off half way and is tried again does not append twice.
+        Path first = existingPart(upload, uploadId, 1);
+        try (FileChannel out = FileChannel.open(first, StandardOpenOption.WRITE)) {
+            out.truncate(partSize(tags.get(0)));
+            out.position(out.size());
+            for (int number = 2; number <= tags.size(); number++) {
+                try (FileChannel in = FileChannel.open(existingPart(upload, uploadId, number))) {
                     long size = in.size();
                     for (long done = 0; done < size; ) {
                         done += in.transferTo(done, size - done, out);
@@ -82,7 +91,7 @@ public final class LocalDirectoryStorage implements RecordingStorage {
                 }
             }
         }
-        Files.move(joined, object, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(first, object, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         deleteTree(upload);
         return Files.size(object);
     }
@@ -123,6 +132,24 @@ public final class LocalDirectoryStorage implements RecordingStorage {
 
     @Override
     public void close() {
+    }
+
+    private static Path existingPart(Path upload, String uploadId, int number) throws FileNotFoundException {
+        Path part = upload.resolve(String.valueOf(number));
+        if (!Files.isRegularFile(part)) {
+            throw new FileNotFoundException("upload " + uploadId + " has no part " + number);
+        }
+        return part;
+    }
+
+    /** A tag is {@code <number>:<size>}, as {@link #part} answers it. */
+    private static long partSize(String tag) {
+        int colon = tag.indexOf(':');
+        try {
+            return Long.parseLong(tag.substring(colon + 1));
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
+            throw new IllegalArgumentException("not a part's tag: '" + tag + "'", e);
+        }
     }
 
     private Path object(String key) {

@@ -22,7 +22,8 @@ public interface RecordingStorage extends AutoCloseable {
     String begin(String key) throws IOException;
 
     /**
-     * Uploads part {@code number} (from 1) from {@code file}; the same part again replaces it.
+     * Uploads part {@code number} (from 1) from {@code file}; the same part again replaces it. The storage may
+     * take the file itself (a directory on the same file system renames it); the caller deletes it if it is left.
      *
      * @return the part's tag, which completing names it by
      */

@@ -101,6 +101,42 @@ class RecordingStorageTest {
         }
     }
 
+    /**
+     * The directory takes a spool's file by a rename when it can (one write of the bytes instead of two), copies it
+     * from another file system, and a completion that broke off after appending is tried again to the same bytes.
+     */
+    @org.junit.jupiter.api.Test
+    void theDirectoryTakesPartsByRenameAndCompletesAgainAfterABreak() throws Exception {
+        Path elsewhere = Path.of("/dev/shm");
+        Path spooledElsewhere = Files.isDirectory(elsewhere) && !Files.getFileStore(elsewhere)
+                .equals(Files.getFileStore(dir)) ? Files.createTempFile(elsewhere, "farmgate-part", ".bin") : null;
+        byte[] first = bytes(4, 300);
+        byte[] second = bytes(5, 200);
+        byte[] third = bytes(6, 100);
+        String key = "folder/retried.guac";
+        String upload = directory.begin(key);
+        Path spooled = file(first);
+        String one = directory.part(key, upload, 1, spooled);
+        assertTrue(Files.notExists(spooled), "a file on the same file system is taken, not copied");
+        String two;
+        if (spooledElsewhere != null) {
+            Files.write(spooledElsewhere, second);
+            two = directory.part(key, upload, 2, spooledElsewhere);
+            Files.deleteIfExists(spooledElsewhere); // the caller's, as when the spool is on another disk
+        } else {
+            two = directory.part(key, upload, 2, file(second));
+        }
+        String three = directory.part(key, upload, 3, file(third));
+        // A completion that appended part 2 to the first and then broke off:
+        Path firstPart = dir.resolve("recordings/.uploads").resolve(upload).resolve("1");
+        Files.write(firstPart, second, java.nio.file.StandardOpenOption.APPEND);
+
+        assertEquals(600, directory.complete(key, upload, List.of(one, two, three)));
+        assertArrayEquals(concat(concat(first, second), third), read(directory, key, 0, 599));
+        assertTrue(Files.notExists(firstPart.getParent()), "the upload's directory goes");
+        directory.delete(key);
+    }
+
     @org.junit.jupiter.api.Test
     void theDescriptionNamesNoSecret() {
         assertTrue(bucket.describe().contains("s3://recordings/farm-a/"), bucket.describe());

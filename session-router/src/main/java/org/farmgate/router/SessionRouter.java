@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.random.RandomGenerator;
 import org.farmgate.error.Failures;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeLoad;
@@ -26,15 +27,18 @@ import org.farmgate.router.store.SharedStateUnavailableException;
  *
  * <h2>Design</h2>
  * Any node may place any session. Placement reads a snapshot of every node's summary from the {@link NodeRegistry}
- * and ranks the nodes with the pure {@link PlacementPolicy}. The snapshot is only advice: the decision is made by
+ * and ranks the nodes with the pure {@link PlacementPolicy}, all of them, or the best of a few drawn at random
+ * (power of d choices: routers with the same stale snapshot then do not all pick the same node). The snapshot is only advice: the decision is made by
  * the reservation, an atomic update on the chosen node's registry entry, executed by the cluster member that owns
  * that entry. The update re-checks, against the entry as it is at that instant, that the session still fits (the
  * node's own cost model, its budget minus everything reserved, the host's available memory minus the margin and
  * minus reservations not yet visible in it, its session caps, its state) and only then adds the reservation.
  *
  * <p>Each router keeps the snapshot it read for a short while ({@code viewMaxAge}) and shares one read among
- * concurrent placements, so that placing does not cost a cluster-wide query per session; what it learns from its
- * own reservation attempts (the entry's summary comes back with the answer) goes into the snapshot at once.
+ * concurrent placements, so that placing does not cost a cluster-wide query per session; the node's heartbeat,
+ * which reads every summary anyway, {@linkplain #offer offers} its read as the snapshot, so a router reads the
+ * registry itself only when the heartbeat is late or placement needs a fresh view. What it learns from its own
+ * reservation attempts (the entry's summary comes back with the answer) goes into the snapshot at once.
  *
  * <h2>Races it avoids</h2>
  * <ul>
@@ -70,15 +74,32 @@ public final class SessionRouter {
     private final Clock clock;
     private final long viewMaxAgeMillis;
     private final Liveness liveness;
+    private final int choices;
+    private final RandomGenerator random;
     private final Object viewLock = new Object();
     private CompletableFuture<Map<String, NodeLoad>> view;
     private long viewReadAt;
 
     public SessionRouter(NodeRegistry registry, Clock clock, Duration viewMaxAge, Duration staleAfter) {
+        this(registry, clock, viewMaxAge, staleAfter, 0, threadLocalRandom());
+    }
+
+    /**
+     * @param choices how many nodes drawn at random the session goes to the best of ({@link PlacementPolicy#sample});
+     *     0 ranks every node
+     * @param random what draws them (a seeded one in the simulation)
+     */
+    public SessionRouter(NodeRegistry registry, Clock clock, Duration viewMaxAge, Duration staleAfter, int choices,
+            RandomGenerator random) {
+        if (choices < 0) {
+            throw new IllegalArgumentException("choices cannot be negative: " + choices);
+        }
         this.registry = registry;
         this.clock = clock;
         this.viewMaxAgeMillis = viewMaxAge.toMillis();
         this.liveness = new Liveness(staleAfter);
+        this.choices = choices;
+        this.random = random;
     }
 
     /**
@@ -90,6 +111,11 @@ public final class SessionRouter {
             Set<String> excluded) {
         return snapshot(false).thenCompose(nodes -> tryCandidates(sessionId, protocol, display, excluded,
                 List.copyOf(nodes.values()), true));
+    }
+
+    /** Each calling thread's own generator, as one: a router is called from every event loop. */
+    public static RandomGenerator threadLocalRandom() {
+        return () -> java.util.concurrent.ThreadLocalRandom.current().nextLong();
     }
 
     /** The shared snapshot: reused while young, one read for every caller when it is not. */
@@ -111,6 +137,25 @@ public final class SessionRouter {
                 });
             }
             return view;
+        }
+    }
+
+    /**
+     * A read of every summary made by someone else on this node (its heartbeat reads them all): it becomes the
+     * snapshot, so that a router placing sessions does not read the registry a second time per heartbeat. A read of
+     * the router's own that is on its way is left to answer.
+     */
+    public void offer(List<NodeLoad> nodes) {
+        long now = clock.millis();
+        Map<String, NodeLoad> byId = new ConcurrentHashMap<>();
+        nodes.forEach(node -> byId.put(node.nodeId(), node));
+        synchronized (viewLock) {
+            if (view != null && !view.isDone()) {
+                return;
+            }
+            liveness.observe(nodes, now);
+            view = CompletableFuture.completedFuture(byId);
+            viewReadAt = now;
         }
     }
 
@@ -139,7 +184,9 @@ public final class SessionRouter {
                 eligible.add(node);
             }
         }
-        Iterator<PlacementPolicy.Candidate> candidates = PlacementPolicy.rank(eligible, protocol, display).iterator();
+        Iterator<PlacementPolicy.Candidate> candidates = (choices > 0
+                ? PlacementPolicy.sample(eligible, protocol, display, choices, random)
+                : PlacementPolicy.rank(eligible, protocol, display)).iterator();
         return attempt(sessionId, protocol, display, candidates).thenCompose(placement -> {
             if (placement != null) {
                 return CompletableFuture.completedFuture(placement);

@@ -31,6 +31,17 @@ class SessionRouterTest {
 
     @Test
     void concurrentCreatesNeverOvercommitAndFillEveryNode() throws Exception {
+        fillsEveryNodeExactly(router);
+    }
+
+    /** The best of two drawn at random: the reservation still decides, so the same holds. */
+    @Test
+    void concurrentCreatesWithTwoChoicesNeverOvercommitAndFillEveryNode() throws Exception {
+        fillsEveryNodeExactly(new SessionRouter(registry, Clock.systemUTC(), java.time.Duration.ZERO,
+                java.time.Duration.ofMinutes(1), 2, SessionRouter.threadLocalRandom()));
+    }
+
+    private void fillsEveryNodeExactly(SessionRouter router) throws Exception {
         // three nodes whose budgets hold 100 SSH sessions of 10 MB each
         for (String id : List.of("a", "b", "c")) {
             registry.publish(Loads.node(id, 1000, 64_000), Set.of()).toCompletableFuture().join();

@@ -64,6 +64,22 @@ public record NodeLoad(String nodeId, NodeAddress address, NodeLimits limits, Co
         return (int) Math.min(byMemory, bySessions);
     }
 
+    /**
+     * Whether this entry may take less than {@code before} in any way placement looks at: its state, its free memory,
+     * its session cap and count, its charges, or its member (a rejoin). A copy older than a write that took nothing
+     * away grants no more than the entry now, so only such writes need every node to hear of them.
+     */
+    public boolean mayGrantLessThan(NodeLoad before) {
+        if (before == null || before.departed()) {
+            return false; // nothing was granted
+        }
+        return departed || state() != NodeState.UP && before.state() == NodeState.UP
+                || freeMb() < before.freeMb()
+                || sessionCap() - reservations.sessionCount() < before.sessionCap()
+                        - before.reservations.sessionCount()
+                || !costModel.equals(before.costModel) || !address.equals(before.address);
+    }
+
     public NodeLoad withReservations(ReservationBook book) {
         return new NodeLoad(nodeId, address, limits, costModel, measurements, book, drainRequested, updatedAt,
                 departed);

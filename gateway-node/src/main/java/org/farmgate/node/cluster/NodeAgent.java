@@ -24,6 +24,7 @@ import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
 import org.farmgate.router.registry.Liveness;
 import org.farmgate.router.registry.NodeRegistry;
+import org.farmgate.router.registry.UnheldReservations;
 import org.farmgate.router.store.Membership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

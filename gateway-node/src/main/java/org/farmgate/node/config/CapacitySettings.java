@@ -10,10 +10,12 @@ import java.time.Duration;
  * @param calibrate whether the cost model follows the measured guacd memory per session, within the bounds
  * @param guacdLimitMb the memory limit of the container guacd runs in when it is not the node's (a pod's guacd
  *     sidecar: the node's own cgroup says nothing of it), or -1: guacd shares the node's host or container
+ * @param placementChoices how many nodes, drawn at random, a new session goes to the best of (power of d choices;
+ *     bench's {@code ScaleSimulation} measured it); 0 ranks every node
  */
 public record CapacitySettings(long budgetMb, long marginMb, int maxSessionsPerCore, Duration guacdProbeInterval,
         Duration drainGrace, boolean calibrate, double calibrationMinFactor, double calibrationMaxFactor,
-        long guacdLimitMb) {
+        long guacdLimitMb, int placementChoices) {
 
     static CapacitySettings from(ConfigSource source) {
         double min = decimal(source, "GW_COST_CALIBRATION_MIN_FACTOR", 0.5);
@@ -31,7 +33,8 @@ public record CapacitySettings(long budgetMb, long marginMb, int maxSessionsPerC
                 source.bool("GW_COST_CALIBRATION", false),
                 min,
                 max,
-                source.integer("GW_GUACD_MEMORY_LIMIT_MB", -1, -1, Integer.MAX_VALUE));
+                source.integer("GW_GUACD_MEMORY_LIMIT_MB", -1, -1, Integer.MAX_VALUE),
+                source.integer("GW_PLACEMENT_CHOICES", 0, 0, 64));
     }
 
     private static double decimal(ConfigSource source, String key, double fallback) {

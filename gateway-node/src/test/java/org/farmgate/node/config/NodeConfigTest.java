@@ -27,6 +27,9 @@ class NodeConfigTest {
         assertEquals("[127.0.0.0/8, ::1/128]", config.targets().allowedNetworks(Protocol.RDP).toString());
         assertEquals(CostModel.MEASURED_GUACD_1_6.estimateMb(Protocol.RDP, DisplaySize.DEFAULT),
                 config.costModel().estimateMb(Protocol.RDP, DisplaySize.DEFAULT));
+        assertEquals(0, config.capacity().placementChoices(), "every node ranked unless asked");
+        assertEquals(2, NodeConfig.from(new ConfigSource(Map.of("GW_PLACEMENT_CHOICES", "2"))).capacity()
+                .placementChoices());
     }
 
     @Test
@@ -53,6 +56,7 @@ class NodeConfigTest {
             "GW_HTTP_PORT, 70000, GW_HTTP_PORT must be between 0 and 65535, got 70000",
             "GW_ALLOWED_NETWORKS_VNC, 10.0.0.0/40, GW_ALLOWED_NETWORKS_VNC: '10.0.0.0/40' has a prefix length outside 0-32",
             "GW_DEFAULT_TIMEZONE, Nowhere/Here, GW_DEFAULT_TIMEZONE must be an IANA time zone",
+            "GW_PLACEMENT_CHOICES, -1, GW_PLACEMENT_CHOICES must be between 0 and 64, got -1",
             "GW_COST_PROFILE, cheap, GW_COST_PROFILE must be measured or field-freerdp3, got 'cheap'",
             "GW_ADMIN_TOKEN, a, GW_ADMIN_TOKEN must be at least 32 characters",
             "GW_SESSION_BANNER, 'Authorised\u0007use only', GW_SESSION_BANNER must be text: no control characters",

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.random.RandomGenerator;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.Protocol;
@@ -13,6 +14,10 @@ import org.farmgate.model.Protocol;
  * Best is the most memory left after charging the session at that node's own cost model; ties go to the node with
  * fewer sessions, then to the smaller id so that the order is total and every node computes the same one.
  * Draining and unhealthy nodes, and nodes at their session cap, are not candidates.
+ *
+ * <p>{@link #sample} is the power of d choices (Mitzenmacher, "How useful is old information?", 2000): with loads
+ * read up to a heartbeat ago, every router sending to the one best node herds them onto it until their views
+ * refresh; the best of d nodes drawn at random spreads them and stays close to the best.
  */
 public final class PlacementPolicy {
 
@@ -39,5 +44,39 @@ public final class PlacementPolicy {
         }
         candidates.sort(BEST_FIRST);
         return candidates;
+    }
+
+    /**
+     * The best of {@code choices} candidates drawn at random first, best first among them; the other candidates
+     * after, best first, for when the drawn ones refuse (the reservation re-checks on the entry itself).
+     */
+    public static List<Candidate> sample(Collection<NodeLoad> nodes, Protocol protocol, DisplaySize display,
+            int choices, RandomGenerator random) {
+        List<Candidate> ranked = rank(nodes, protocol, display);
+        int drawn = Math.min(choices, ranked.size());
+        // a partial Fisher-Yates shuffle of positions: the first `drawn` of them are the draw
+        int[] positions = new int[ranked.size()];
+        for (int i = 0; i < positions.length; i++) {
+            positions[i] = i;
+        }
+        for (int i = 0; i < drawn; i++) {
+            int j = i + random.nextInt(positions.length - i);
+            int swap = positions[i];
+            positions[i] = positions[j];
+            positions[j] = swap;
+        }
+        java.util.Arrays.sort(positions, 0, drawn);
+        List<Candidate> ordered = new ArrayList<>(ranked.size());
+        boolean[] taken = new boolean[ranked.size()];
+        for (int i = 0; i < drawn; i++) {
+            ordered.add(ranked.get(positions[i]));
+            taken[positions[i]] = true;
+        }
+        for (int i = 0; i < ranked.size(); i++) {
+            if (!taken[i]) {
+                ordered.add(ranked.get(i));
+            }
+        }
+        return ordered;
     }
 }

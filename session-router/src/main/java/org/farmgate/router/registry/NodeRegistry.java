@@ -127,6 +127,15 @@ public final class NodeRegistry {
         }
 
         /**
+         * A heartbeat that left the node able to take as much as before (nothing changed, or memory was freed) needs
+         * no fence: a copy older than it grants no more than the entry now. Most beats of a steady node are such.
+         */
+        @Override
+        public boolean narrows(NodeLoad before, NodeLoad after) {
+            return after == null || after.mayGrantLessThan(before);
+        }
+
+        /**
          * The node is the truth of its own entry: an old copy put back (not drained, other reservations, another
          * address) is replaced by what the node holds, with the drain flag it last saw. Reservations other routers
          * made on it since its last beat are lost with the copy, as with a crashed partition owner.

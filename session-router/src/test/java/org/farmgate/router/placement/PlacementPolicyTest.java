@@ -62,6 +62,35 @@ class PlacementPolicyTest {
         assertEquals(expected, ranked);
     }
 
+    /**
+     * The best of d drawn first, then every other candidate best first. With 2 of 4 drawn evenly, a node leads as
+     * often as pairs have it as their best: never the worst.
+     */
+    @org.junit.jupiter.api.Test
+    void samplesTheBestOfDDrawnAtRandomAndKeepsTheRestAsFallBack() {
+        List<NodeLoad> nodes = List.of(Loads.node("a", 1000, 8000), Loads.node("b", 3000, 8000),
+                Loads.node("c", 2000, 8000), Loads.node("d", 4000, 8000), Loads.node("full", 50, 8000));
+        java.util.Map<String, Integer> first = new java.util.TreeMap<>();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        for (int i = 0; i < 6000; i++) {
+            List<String> order = PlacementPolicy.sample(nodes, Protocol.RDP, D, 2, random).stream()
+                    .map(PlacementPolicy.Candidate::nodeId).toList();
+            assertEquals(4, order.size(), "every node that fits, once: " + order);
+            assertEquals(java.util.Set.of("a", "b", "c", "d"), java.util.Set.copyOf(order));
+            List<String> rest = order.subList(2, 4);
+            assertEquals(rest.stream().sorted(java.util.Comparator.comparing(id -> List.of("d", "b", "c", "a")
+                    .indexOf(id))).toList(), rest, "the rest best first");
+            first.merge(order.get(0), 1, Integer::sum);
+        }
+        // With 2 of 4 drawn, the best of the pair leads: d in 3 of 6 pairs, b in 2, c in 1, a never.
+        assertEquals(java.util.Set.of("b", "c", "d"), first.keySet(), first.toString());
+        assertEquals(3000, first.get("d"), 200);
+        assertEquals(2000, first.get("b"), 200);
+        assertEquals(1000, first.get("c"), 200);
+        assertEquals(List.of("d", "b"), PlacementPolicy.sample(nodes, Protocol.RDP, D, 9, random).stream()
+                .map(PlacementPolicy.Candidate::nodeId).toList().subList(0, 2), "more drawn than there are: ranked");
+    }
+
     /** {@code count} pending RDP reservations of {@code eachMb} (0: the node's own charge). */
     private static NodeLoad withSessions(NodeLoad node, int count, int totalMb) {
         ReservationBook book = node.reservations();

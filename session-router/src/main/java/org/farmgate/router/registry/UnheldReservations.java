@@ -1,4 +1,4 @@
-package org.farmgate.node.cluster;
+package org.farmgate.router.registry;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -10,19 +10,21 @@ import org.farmgate.model.NodeLoad;
 /**
  * Reservations in this node's registry entry for sessions the node does not hold: on their way (a router reserved,
  * the open request is travelling) or orphaned (the router died). Each is timed from the heartbeat that first saw it,
- * on this node's clock alone, and given up once it has waited longer than any open request may take.
+ * on this node's clock alone, and given up once it has waited longer than any open request may take. This is also
+ * what undoes a heartbeat that crossed a release on its way (it carried a session the node held when it left, and
+ * stored it back after the release): the node does not hold it, so it goes after the same patience.
  */
-final class UnheldReservations {
+public final class UnheldReservations {
 
     private final long patienceMillis;
     private final Map<String, Long> firstSeen = new HashMap<>();
 
-    UnheldReservations(Duration patience) {
+    public UnheldReservations(Duration patience) {
         this.patienceMillis = patience.toMillis();
     }
 
     /** The reservations of {@code entry} that the node, holding {@code held}, gives up at {@code nowMillis}. */
-    synchronized Set<String> expired(NodeLoad entry, Set<String> held, long nowMillis) {
+    public synchronized Set<String> expired(NodeLoad entry, Set<String> held, long nowMillis) {
         if (entry == null) {
             firstSeen.clear();
             return Set.of();

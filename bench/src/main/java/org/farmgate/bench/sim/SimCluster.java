@@ -1,0 +1,41 @@
+package org.farmgate.bench.sim;
+
+import java.time.Duration;
+import java.util.SplittableRandom;
+import org.farmgate.model.NodeLoad;
+import org.farmgate.model.NodeLimits;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.router.SessionQuota;
+
+/** The simulated cluster's shared parts: the clock, the network and the three maps the create path writes. */
+final class SimCluster {
+
+    final VirtualTime time = new VirtualTime();
+    final Traffic traffic;
+    final Sizes sizes;
+    final SimNetwork network;
+    final Duration heartbeat;
+    final SimMap<NodeLoad> nodes;
+    final SimMap<SessionQuota.Places> userSessions;
+    final SimMap<SessionInfo> sessions;
+    final SimNode[] members;
+
+    SimCluster(int size, Duration heartbeat, long latencyMicros, long hostMb, NodeLimits limits,
+            ScaleSimulation.Design design, SplittableRandom random) {
+        this.heartbeat = heartbeat;
+        this.traffic = new Traffic(size);
+        this.sizes = SizesOfRealRecords.measure();
+        this.network = new SimNetwork(time, traffic, sizes, random.split(), size, latencyMicros);
+        // as ClusterMaps declares them: the registry and the quota grant access (fenced), the directory does not
+        this.nodes = new SimMap<>("nodes", time, network, sizes, true);
+        if (design.fenceEveryBeat()) {
+            nodes.fenceEvery("Publish"); // before issue 26 a heartbeat's write was fenced whatever it changed
+        }
+        this.userSessions = new SimMap<>("user-sessions", time, network, sizes, true);
+        this.sessions = new SimMap<>("sessions", time, network, sizes, false);
+        this.members = new SimNode[size];
+        for (int i = 0; i < size; i++) {
+            members[i] = new SimNode(i, this, hostMb, limits, design.choices(), design.offerView(), random);
+        }
+    }
+}

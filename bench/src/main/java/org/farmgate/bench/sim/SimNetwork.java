@@ -1,0 +1,174 @@
+package org.farmgate.bench.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * The cluster's members as the simulation sees them: which are alive, which the cluster still counts as members
+ * (a member that died stays one until the failure detector gives up on it), which member owns each key (Hazelcast's
+ * partitions dealt out evenly), and what a call costs: one message each way and a one-way latency, nothing for a
+ * call to a key the caller owns. A call to a member that died waits, as Hazelcast's invocations retry, until the
+ * member is removed and the key's partition has a new owner (its backup, so the entry survives).
+ */
+final class SimNetwork {
+
+    /** Hazelcast's default partition count. */
+    static final int PARTITIONS = 271;
+    /** A call to a key this member owns: no network, a little work. */
+    private static final long LOCAL_MICROS = 20;
+
+    private final VirtualTime time;
+    private final Traffic traffic;
+    private final Sizes sizes;
+    private final SplittableRandom random;
+    private final long latencyMicros;
+    private final boolean[] alive;
+    private final boolean[] member;
+    private int[] owners = new int[PARTITIONS];
+    private final List<Runnable> waitingForMembership = new ArrayList<>();
+    private int liveMembers;
+    private List<Integer> memberList;
+
+    SimNetwork(VirtualTime time, Traffic traffic, Sizes sizes, SplittableRandom random, int nodes, long latencyMicros) {
+        this.time = time;
+        this.traffic = traffic;
+        this.sizes = sizes;
+        this.random = random;
+        this.latencyMicros = latencyMicros;
+        this.alive = new boolean[nodes];
+        this.member = new boolean[nodes];
+        java.util.Arrays.fill(alive, true);
+        java.util.Arrays.fill(member, true);
+        liveMembers = nodes;
+        deal();
+    }
+
+    private void deal() {
+        List<Integer> members = new ArrayList<>();
+        for (int i = 0; i < member.length; i++) {
+            if (member[i]) {
+                members.add(i);
+            }
+        }
+        memberList = List.copyOf(members);
+        for (int p = 0; p < PARTITIONS; p++) {
+            owners[p] = members.get(p % members.size());
+        }
+    }
+
+    /** The members, oldest (lowest) first. */
+    List<Integer> members() {
+        return memberList;
+    }
+
+    boolean isMember(int node) {
+        return member[node];
+    }
+
+    boolean isAlive(int node) {
+        return alive[node];
+    }
+
+    boolean[] alive() {
+        return alive;
+    }
+
+    int size() {
+        return alive.length;
+    }
+
+    int ownerOf(String key) {
+        return owners[Math.floorMod(key.hashCode(), PARTITIONS)];
+    }
+
+    /** The process dies: it sends and answers nothing from now on, but stays a member until {@link #remove}. */
+    void kill(int node) {
+        alive[node] = false;
+        liveMembers--;
+    }
+
+    /** The failure detector gave up on it: its partitions go to the others, and calls that waited go on. */
+    void remove(int node) {
+        member[node] = false;
+        deal();
+        List<Runnable> retry = List.copyOf(waitingForMembership);
+        waitingForMembership.clear();
+        retry.forEach(Runnable::run);
+    }
+
+    private long oneWay() {
+        return latencyMicros + random.nextLong(Math.max(1, latencyMicros / 5));
+    }
+
+    /** A call that runs {@code atOwner} on the key's owner and brings its answer back. */
+    <R> CompletableFuture<R> call(int from, String key, String contributor, Object request, Supplier<R> atOwner) {
+        CompletableFuture<R> answer = new CompletableFuture<>();
+        dispatch(from, key, contributor, sizes.of(request), atOwner, answer);
+        return answer;
+    }
+
+    private <R> void dispatch(int from, String key, String contributor, int requestBytes, Supplier<R> atOwner,
+            CompletableFuture<R> answer) {
+        int owner = ownerOf(key);
+        if (owner == from) {
+            time.after(LOCAL_MICROS, () -> answer.complete(atOwner.get()));
+            return;
+        }
+        traffic.message(from, owner, contributor, requestBytes);
+        time.after(oneWay(), () -> {
+            if (!alive[owner]) {
+                waitingForMembership.add(() -> dispatch(from, key, contributor, requestBytes, atOwner, answer));
+                return;
+            }
+            R result = atOwner.get();
+            traffic.message(owner, from, contributor, sizes.of(result));
+            time.after(oneWay(), () -> answer.complete(result));
+        });
+    }
+
+    /**
+     * A query: a request to every member, each answering with what it owns ({@code atMembers} evaluates them all at
+     * one instant and says what each member's answer weighs); complete when all answered. A member that died holds
+     * it until removed, as Hazelcast's query waits on its partitions.
+     */
+    <P> CompletableFuture<List<P>> query(int from, String contributor, Object request,
+            java.util.function.Function<int[], List<P>> atMembers) {
+        CompletableFuture<List<P>> answer = new CompletableFuture<>();
+        dispatchQuery(from, contributor, sizes.of(request), atMembers, answer);
+        return answer;
+    }
+
+    private <P> void dispatchQuery(int from, String contributor, int requestBytes,
+            java.util.function.Function<int[], List<P>> atMembers, CompletableFuture<List<P>> answer) {
+        List<Integer> asked = members();
+        for (int node : asked) {
+            if (node != from) {
+                traffic.message(from, node, contributor, requestBytes);
+            }
+        }
+        time.after(oneWay(), () -> {
+            for (int node : asked) {
+                if (!alive[node] && node != from) {
+                    waitingForMembership.add(() -> dispatchQuery(from, contributor, requestBytes, atMembers, answer));
+                    return;
+                }
+            }
+            int[] answerBytes = new int[alive.length];
+            List<P> result = atMembers.apply(answerBytes);
+            for (int node : asked) {
+                if (node != from) {
+                    traffic.message(node, from, contributor, 16 + answerBytes[node]);
+                }
+            }
+            time.after(oneWay(), () -> answer.complete(result));
+        });
+    }
+
+    /** A message from {@code from} to every other member (a fence on the event bus). */
+    void broadcast(int from, String contributor, int bytes) {
+        traffic.broadcast(from, liveMembers - (member[from] ? 1 : 0), contributor, bytes);
+    }
+}

@@ -1,0 +1,164 @@
+package org.farmgate.bench.sim;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import org.farmgate.model.CostModel;
+import org.farmgate.model.HostMeasurements;
+import org.farmgate.model.NodeAddress;
+import org.farmgate.model.NodeLimits;
+import org.farmgate.model.NodeLoad;
+import org.farmgate.model.Reservation;
+import org.farmgate.model.ReservationBook;
+import org.farmgate.model.SessionInfo;
+import org.farmgate.router.SessionDirectory;
+import org.farmgate.router.SessionQuota;
+import org.farmgate.router.SessionRouter;
+import org.farmgate.router.registry.Liveness;
+import org.farmgate.router.registry.NodeRegistry;
+import org.farmgate.router.registry.UnheldReservations;
+
+/**
+ * One simulated node: the real router, registry, quota and directory over its member's view of the simulated maps,
+ * a host whose memory the sessions it holds really use, and the heartbeat {@code NodeAgent} runs (publish the node's
+ * load, read its own entry back, read every node's summary; the coordinator sweeps departed members with
+ * {@link Liveness} as {@code NodeAgent.sweep} does). What the node agent does with a JVM's files and guacd's
+ * processes is left out: it sends nothing.
+ */
+final class SimNode {
+
+    /** guacd with no session. */
+    static final long GUACD_BASELINE_MB = 20;
+
+    final int index;
+    final String nodeId;
+    final NodeAddress address;
+    final NodeRegistry registry;
+    final SessionRouter router;
+    final SessionQuota quota;
+    final SessionDirectory directory;
+    private final VirtualTime time;
+    private final SimNetwork network;
+    private final long totalMb;
+    private final NodeLimits limits;
+    private final Duration heartbeat;
+    private final Liveness liveness;
+    private final Map<String, Reservation> held = new HashMap<>();
+    private long usedMb;
+    private final boolean offerView;
+    /** As {@code NodeAgent}: what it does not hold goes after the open request's patience (its IN_FLIGHT). */
+    private final UnheldReservations unheld = new UnheldReservations(Duration.ofSeconds(30));
+    private NodeLoad lastPublished;
+
+    SimNode(int index, SimCluster cluster, long totalMb, NodeLimits limits, int choices, boolean offerView,
+            SplittableRandom random) {
+        this.offerView = offerView;
+        this.index = index;
+        this.nodeId = "node-" + index;
+        this.address = new NodeAddress("member-" + index, "10.0." + (index / 250) + "." + (index % 250), 8080);
+        this.time = cluster.time;
+        this.network = cluster.network;
+        this.totalMb = totalMb;
+        this.limits = limits;
+        this.heartbeat = cluster.heartbeat;
+        this.liveness = new Liveness(cluster.heartbeat.multipliedBy(4));
+        this.registry = new NodeRegistry(cluster.nodes.from(index));
+        this.quota = new SessionQuota(cluster.userSessions.from(index));
+        this.directory = new SessionDirectory(cluster.sessions.from(index));
+        this.router = new SessionRouter(registry, time, heartbeat, heartbeat.multipliedBy(4), choices,
+                random.split());
+    }
+
+    boolean alive() {
+        return network.isAlive(index);
+    }
+
+    /** Beats from {@code phaseMicros} on, every heartbeat, while the node lives. */
+    void startBeating(long phaseMicros) {
+        time.after(phaseMicros, this::beat);
+    }
+
+    private void beat() {
+        if (!alive()) {
+            return;
+        }
+        NodeLoad fresh = load();
+        Set<String> expired = unheld.expired(lastPublished, held.keySet(), time.millis());
+        registry.publish(fresh, expired)
+                .thenCompose(accepted -> registry.get(nodeId))
+                .thenCompose(own -> {
+                    lastPublished = own;
+                    return registry.summaries();
+                })
+                .thenAccept(this::observe);
+        time.after(heartbeat.toNanos() / 1000, this::beat);
+    }
+
+    NodeLoad load() {
+        HostMeasurements measured = new HostMeasurements(totalMb, totalMb - GUACD_BASELINE_MB - usedMb,
+                GUACD_BASELINE_MB + usedMb, GUACD_BASELINE_MB, true, 8, 1.0, time.instant());
+        return new NodeLoad(nodeId, address, limits, CostModel.MEASURED_GUACD_1_6, measured,
+                ReservationBook.of(held.values()), false, time.instant());
+    }
+
+    /**
+     * What the heartbeat's read is for: the router's snapshot (as {@code GatewayNode} wires it), and the
+     * coordinator's sweep; the lowest-numbered member is the coordinator, as Hazelcast's oldest member is.
+     */
+    private void observe(List<NodeLoad> view) {
+        if (!alive()) {
+            return;
+        }
+        if (offerView) {
+            router.offer(view);
+        }
+        if (network.members().get(0) != index) {
+            return;
+        }
+        long now = time.millis();
+        liveness.observe(view, now);
+        for (NodeLoad node : view) {
+            int member = Integer.parseInt(node.address().memberId().substring("member-".length()));
+            if (!network.isMember(member) && !liveness.isFresh(node.nodeId(), now)) {
+                registry.depart(node);
+            }
+        }
+    }
+
+    /**
+     * The session reached this node and its guacd connection opened: the host now spends its memory.
+     *
+     * @return whether the sessions this node holds now cost more than its budget: an over-commit
+     */
+    boolean open(SessionInfo session, int chargedMb) {
+        held.put(session.sessionId(), new Reservation(session.sessionId(), session.sessionType(), chargedMb, true,
+                time.instant()));
+        usedMb += chargedMb;
+        directory.publish(session);
+        registry.activate(nodeId, session.sessionId());
+        return usedMb > limits.budgetMb();
+    }
+
+    /** The session ended here: its memory, reservation, record and quota place go. */
+    void end(SessionInfo session) {
+        Reservation gone = held.remove(session.sessionId());
+        if (gone == null) {
+            return;
+        }
+        usedMb -= gone.memoryMb();
+        directory.remove(session);
+        registry.release(nodeId, session.sessionId());
+        quota.release(session.ownerId(), session.sessionId());
+    }
+
+    long usedMb() {
+        return usedMb;
+    }
+
+    long totalMb() {
+        return totalMb;
+    }
+}

@@ -1,0 +1,76 @@
+package org.farmgate.bench.sim;
+
+import java.io.IOException;
+import java.io.ObjectOutputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import org.farmgate.model.NodeLoad;
+import org.farmgate.router.registry.NodeRegistry;
+
+/**
+ * What a message would weigh on the wire: the Java serialized size of the real record it carries, as a stand-in for
+ * the cluster's own encoding (the same fields; a compact binary form would be smaller, which is issue 26's lever).
+ * A registry entry's size grows with its reservation list, so it is modelled from two real entries (none and 100
+ * reservations) instead of serializing every entry of every query; requests are sized once per class.
+ */
+final class Sizes {
+
+    /** What the seal adds to a sealed record: a revision, a key id, an HMAC-SHA256 (see {@code Seal}). */
+    static final int SEAL_BYTES = 8 + 8 + 32;
+    /** A fence on the event bus: map, key, revision, present, expiry, and the event bus's own framing. */
+    static final int FENCE_BYTES = 160;
+    /** A Hazelcast member heartbeat (an operation with the sender's member and the cluster clock). */
+    static final int HEARTBEAT_BYTES = 120;
+
+    private final Map<Class<?>, Integer> byClass = new HashMap<>();
+    private final int entryBase;
+    private final double entryPerReservation;
+
+    Sizes(NodeLoad empty, NodeLoad withHundred) {
+        entryBase = serialized(empty);
+        entryPerReservation = (serialized(withHundred) - entryBase) / 100.0;
+    }
+
+    int of(Object value) {
+        if (value == null) {
+            return 1;
+        }
+        if (value instanceof NodeLoad node) {
+            return (int) (entryBase + entryPerReservation * node.reservations().entries().size()) + SEAL_BYTES;
+        }
+        if (value instanceof NodeRegistry.ReserveResult result) {
+            return 16 + of(result.node());
+        }
+        if (value instanceof Collection<?> values) {
+            int total = 16;
+            for (Object each : values) {
+                total += of(each);
+            }
+            return total;
+        }
+        return byClass.computeIfAbsent(value.getClass(), type -> serialized(value));
+    }
+
+    static int serialized(Object value) {
+        int[] count = new int[1];
+        try (ObjectOutputStream out = new ObjectOutputStream(new OutputStream() {
+            @Override
+            public void write(int b) {
+                count[0]++;
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                count[0] += len;
+            }
+        })) {
+            out.writeObject(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return count[0];
+    }
+}

@@ -1,0 +1,67 @@
+package org.farmgate.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The simulation is deterministic, keeps the router's guarantee, and measures what it claims to. */
+class ScaleSimulationTest {
+
+    private static ScaleSimulation.Result run(int nodes, String design, String... more) {
+        ScaleSimulation simulation = new ScaleSimulation();
+        String[] args = new String[more.length + 2];
+        args[0] = "--session-seconds";
+        args[1] = "10";
+        System.arraycopy(more, 0, args, 2, more.length);
+        new CommandLine(simulation).parseArgs(args);
+        return simulation.run(nodes, design);
+    }
+
+    @Test
+    void theSameSeedGivesTheSameRunAndAnotherSeedAnother() {
+        assertEquals(run(5, "rank-all").line(), run(5, "rank-all").line());
+        assertTrue(!run(5, "rank-all").line().equals(run(5, "rank-all", "--seed", "27").line()));
+    }
+
+    @Test
+    void placesWithoutOverCommitAtTheFillAskedFor() {
+        for (String design : new String[] {"before", "rank-all", "two-choices"}) {
+            ScaleSimulation.Result full = run(10, design, "--fill", "1.1");
+            assertEquals(0, full.overCommits, design);
+            assertTrue(full.refused > 0, "past capacity some creates are refused: " + full.line());
+            ScaleSimulation.Result most = run(10, design, "--fill", "0.5");
+            assertEquals(0, most.refused, most.line());
+            assertTrue(most.meanUse > 35 && most.meanUse < 60, "about half full: " + most.line());
+        }
+    }
+
+    /**
+     * Every node reads every node each beat and fences a reservation to all: the cost per node grows with N, less
+     * since the router takes the heartbeat's read and a beat that takes nothing away goes unfenced.
+     */
+    @Test
+    void theControlPlaneCostPerNodeGrowsWithTheClusterLessThanBefore() {
+        ScaleSimulation.Result three = run(3, "rank-all");
+        ScaleSimulation.Result thirty = run(30, "rank-all");
+        assertTrue(thirty.messagesPerNodeSecond > 5 * three.messagesPerNodeSecond,
+                three.line() + "\n" + thirty.line());
+        assertTrue(thirty.contributors.containsKey("nodes.fence") && thirty.contributors.containsKey("nodes.Summaries"),
+                thirty.contributors.keySet().toString());
+        ScaleSimulation.Result before = run(30, "before");
+        assertTrue(thirty.messagesPerNodeSecond < before.messagesPerNodeSecond,
+                before.line() + "\n" + thirty.line());
+        assertTrue(thirty.contributors.get("nodes.Summaries").messages
+                < 0.7 * before.contributors.get("nodes.Summaries").messages, "the router reads with the heartbeat");
+        assertTrue(thirty.contributors.get("nodes.fence").messages
+                < before.contributors.get("nodes.fence").messages, "a beat that takes nothing away is not fenced");
+    }
+
+    /** Gone from the registry once Hazelcast dropped the member and the coordinator saw its beat go stale. */
+    @Test
+    void aDeadNodesEntryGoesWithinTheMemberTimeoutAndItsStaleness() {
+        ScaleSimulation.Result result = run(5, "rank-all", "--member-timeout-s", "5", "--heartbeat-ms", "1000");
+        assertTrue(result.convergedSeconds > 3 && result.convergedSeconds < 5 + 4 + 2, result.line());
+    }
+}
