@@ -142,15 +142,17 @@ public final class SessionRouter {
 
     /**
      * A read of every summary made by someone else on this node (its heartbeat reads them all): it becomes the
-     * snapshot, so that a router placing sessions does not read the registry a second time per heartbeat. A read of
-     * the router's own that is on its way is left to answer.
+     * snapshot, so that a router placing sessions does not read the registry a second time per heartbeat. Not before
+     * the router's first placement, which reads for itself: a node that just started may have beaten before its
+     * peers registered, and its first session would not see them. A read of the router's own that is on its way is
+     * left to answer.
      */
     public void offer(List<NodeLoad> nodes) {
         long now = clock.millis();
         Map<String, NodeLoad> byId = new ConcurrentHashMap<>();
         nodes.forEach(node -> byId.put(node.nodeId(), node));
         synchronized (viewLock) {
-            if (view != null && !view.isDone()) {
+            if (view == null || !view.isDone()) {
                 return;
             }
             liveness.observe(nodes, now);
