@@ -131,11 +131,20 @@ public final class HeadlessChromium implements AutoCloseable {
             this.devtools = DevTools.connect(vertx, port, path);
         }
 
+        /** Once more on a new connection when Chromium closed the browser-wide one under the call. */
         synchronized JsonNode call(String method, Map<String, Object> params) throws Exception {
             if (!devtools.isOpen()) {
                 devtools = DevTools.connect(vertx, port, path);
             }
-            return devtools.call(method, params);
+            try {
+                return devtools.call(method, params);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (devtools.isOpen() || !process.isAlive()) {
+                    throw e;
+                }
+                devtools = DevTools.connect(vertx, port, path);
+                return devtools.call(method, params);
+            }
         }
 
         static Browser start() throws Exception {
