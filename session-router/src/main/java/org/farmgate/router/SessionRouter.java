@@ -28,9 +28,9 @@ import org.farmgate.router.store.SharedStateUnavailableException;
  * <h2>Design</h2>
  * Any node may place any session. Placement reads a snapshot of every node's summary from the {@link NodeRegistry}
  * and ranks the nodes with the pure {@link PlacementPolicy}, all of them, or the best of a few drawn at random
- * (power of d choices: routers with the same stale snapshot then do not all pick the same node). The snapshot is only advice: the decision is made by
- * the reservation, an atomic update on the chosen node's registry entry, executed by the cluster member that owns
- * that entry. The update re-checks, against the entry as it is at that instant, that the session still fits (the
+ * (power of d choices: routers with the same stale snapshot then do not all pick the same node). The snapshot is
+ * only advice: the decision is made by the reservation, an atomic update on the chosen node's registry entry,
+ * executed by the cluster member that owns that entry. The update re-checks, against the entry as it is at that instant, that the session still fits (the
  * node's own cost model, its budget minus everything reserved, the host's available memory minus the margin and
  * minus reservations not yet visible in it, its session caps, its state) and only then adds the reservation.
  *
@@ -129,12 +129,7 @@ public final class SessionRouter {
             }
             if (stale) {
                 viewReadAt = now;
-                view = registry.summaries().toCompletableFuture().thenApply(nodes -> {
-                    liveness.observe(nodes, clock.millis());
-                    Map<String, NodeLoad> byId = new ConcurrentHashMap<>();
-                    nodes.forEach(node -> byId.put(node.nodeId(), node));
-                    return byId;
-                });
+                view = registry.summaries().toCompletableFuture().thenApply(this::observed);
             }
             return view;
         }
@@ -148,17 +143,21 @@ public final class SessionRouter {
      * left to answer.
      */
     public void offer(List<NodeLoad> nodes) {
-        long now = clock.millis();
-        Map<String, NodeLoad> byId = new ConcurrentHashMap<>();
-        nodes.forEach(node -> byId.put(node.nodeId(), node));
         synchronized (viewLock) {
             if (view == null || !view.isDone()) {
                 return;
             }
-            liveness.observe(nodes, now);
-            view = CompletableFuture.completedFuture(byId);
-            viewReadAt = now;
+            viewReadAt = clock.millis();
+            view = CompletableFuture.completedFuture(observed(nodes));
         }
+    }
+
+    /** A read of the registry as the snapshot holds it, by node id; each node's beat noted for its liveness. */
+    private Map<String, NodeLoad> observed(List<NodeLoad> nodes) {
+        liveness.observe(nodes, clock.millis());
+        Map<String, NodeLoad> byId = new ConcurrentHashMap<>();
+        nodes.forEach(node -> byId.put(node.nodeId(), node));
+        return byId;
     }
 
     /** What a reservation attempt said of a node is newer than the snapshot. */

@@ -72,14 +72,6 @@ final class SimNetwork {
         return alive[node];
     }
 
-    boolean[] alive() {
-        return alive;
-    }
-
-    int size() {
-        return alive.length;
-    }
-
     int ownerOf(String key) {
         return owners[Math.floorMod(key.hashCode(), PARTITIONS)];
     }

@@ -54,7 +54,7 @@ public final class PlacementPolicy {
             int choices, RandomGenerator random) {
         List<Candidate> ranked = rank(nodes, protocol, display);
         int drawn = Math.min(choices, ranked.size());
-        // a partial Fisher-Yates shuffle of positions: the first `drawn` of them are the draw
+        // a partial Fisher-Yates shuffle of the ranks: the first `drawn` are the draw; each part sorted is best first
         int[] positions = new int[ranked.size()];
         for (int i = 0; i < positions.length; i++) {
             positions[i] = i;
@@ -66,16 +66,10 @@ public final class PlacementPolicy {
             positions[j] = swap;
         }
         java.util.Arrays.sort(positions, 0, drawn);
+        java.util.Arrays.sort(positions, drawn, positions.length);
         List<Candidate> ordered = new ArrayList<>(ranked.size());
-        boolean[] taken = new boolean[ranked.size()];
-        for (int i = 0; i < drawn; i++) {
-            ordered.add(ranked.get(positions[i]));
-            taken[positions[i]] = true;
-        }
-        for (int i = 0; i < ranked.size(); i++) {
-            if (!taken[i]) {
-                ordered.add(ranked.get(i));
-            }
+        for (int position : positions) {
+            ordered.add(ranked.get(position));
         }
         return ordered;
     }

@@ -132,7 +132,7 @@ public final class NodeRegistry {
          */
         @Override
         public boolean narrows(NodeLoad before, NodeLoad after) {
-            return after == null || after.mayGrantLessThan(before);
+            return after.mayGrantLessThan(before);
         }
 
         /**
