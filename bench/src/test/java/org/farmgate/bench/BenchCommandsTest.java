@@ -25,6 +25,7 @@ import org.farmgate.bench.cluster.LocalClusterMain;
 import org.farmgate.bench.cluster.RollingRotation;
 import org.farmgate.bench.collect.MetricsCollectorMain;
 import org.farmgate.bench.fault.FaultProxyMain;
+import org.farmgate.bench.guacd.CostModelCheck;
 import org.farmgate.bench.guacd.SyntheticGuacdMain;
 import org.farmgate.bench.hostkey.HostKeyProbeBenchmark;
 import org.farmgate.bench.hostkey.JumpChainBenchmark;
@@ -220,7 +221,16 @@ class BenchCommandsTest {
 
     @Test
     void addressBookBenchmark() {
-        run(new AddressBookBenchmark(), "--sizes", "1", "--warm-requests", "1", "--latency-ms", "0");
+        run(new AddressBookBenchmark(), "--sizes", "1", "--warm-requests", "1", "--warm-up", "1", "--latency-ms", "0");
+    }
+
+    /** A real guacd and a real console only: FARMGATE_REAL_GUACD=host:port and Debian's sshd on 127.0.0.1:22. */
+    @Test
+    void costModelCheckAgainstARealGuacd() {
+        String guacd = System.getenv("FARMGATE_REAL_GUACD");
+        assumeTrue(guacd != null, "no real guacd (FARMGATE_REAL_GUACD=host:port; bench/scripts/guacd-targets)");
+        run(new CostModelCheck(), "--guacd", guacd, "--protocols", "ssh", "--displays", "1024x768", "--counts", "1",
+                "--activities", "idle", "--settle-secs", "1", "--after-secs", "5");
     }
 
     @Test

@@ -54,7 +54,7 @@ class SessionsApiTest {
         assertEquals("admin", body.get("created_by").asText());
         assertEquals(0, body.get("active_connections").asInt());
         assertEquals("test-node", body.get("node_id").asText());
-        assertEquals(39, body.get("estimated_memory_mb").asInt(), "RDP 1920x1080 costs what guacd 1.6 measured");
+        assertEquals(37, body.get("estimated_memory_mb").asInt(), "RDP 1920x1080 costs what guacd 1.6 measured");
         assertTrue(body.get("created_at").asText().matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d.*Z"));
         delete(id);
     }

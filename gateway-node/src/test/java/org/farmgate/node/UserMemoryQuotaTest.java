@@ -26,7 +26,7 @@ class UserMemoryQuotaTest {
                 "GW_MAX_MEMORY_MB_PER_USER", "200", "GW_MAX_DISPLAY_WIDTH", "1920", "GW_MAX_DISPLAY_HEIGHT", "1080"))) {
             String mallory = node.createToken("mallory", "poweruser");
             SessionInfo first = node.createSession(mallory, BIG_RDP);
-            assertEquals(39, first.estimatedMemoryMb(), "charged as 1920x1080, the largest display allowed");
+            assertEquals(37, first.estimatedMemoryMb(), "charged as 1920x1080, the largest display allowed");
 
             List<String> ids = new ArrayList<>(List.of(first.sessionId()));
             HttpResponse<String> refused = null;
@@ -38,10 +38,10 @@ class UserMemoryQuotaTest {
                     refused = response;
                 }
             }
-            assertEquals(5, ids.size(), "5 x 39 MB fit in 200 MB, a sixth does not");
+            assertEquals(5, ids.size(), "5 x 37 MB fit in 200 MB, a sixth does not");
             assertEquals(429, refused.statusCode(), refused.body());
             String error = TestNode.json(refused).get("error").asText();
-            assertTrue(error.contains("195 MB reserved") && error.contains("200 MB allowed per user"), error);
+            assertTrue(error.contains("185 MB reserved") && error.contains("200 MB allowed per user"), error);
 
             String other = node.createToken("someone-else", "poweruser");
             node.createSession(other, BIG_RDP); // a user's limit is their own

@@ -3,34 +3,51 @@ package org.farmgate.model;
 import java.io.Serializable;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
- * The memory a guacd session is expected to cost, per protocol, growing with the display's pixels.
+ * The memory guacd's sessions are expected to cost, per protocol: each session's own, growing with the display's
+ * pixels, and what guacd takes once for a protocol while any of its sessions runs (its client library and what that
+ * loads, whose pages every session's process shares).
  *
- * <p>The defaults are guacd 1.6.0's proportional set size (PSS) per session as measured on real targets (see the
- * docs/GUACD.md): SSH 16.5 MiB at 1024x768 and 20.3 at 1920x1080, RDP 22.7 and 38.5, VNC 10.4 at 1024x768.
- * Two display sizes fix a line for SSH and RDP; VNC was measured at one size only, so its slope assumes one 32-bit
- * framebuffer copy (4 MiB per megapixel). {@link #FIELD_FREERDP3} carries the field's 158 MB per RDP session
- * (FreeRDP 3 with the graphics pipeline, summed RSS), for hosts that run that stack.
+ * <p>The defaults are fitted to guacd 1.6.0's proportional set size (PSS) measured through a node against real
+ * consoles, 1 and 20 sessions at 1024x768 and 1920x1080, idle and busy ({@code guacd.CostModelCheck}, docs/GUACD.md):
+ * every one of those 24 rows within 10 % of the model. A session alone carries all of its protocol's shared pages,
+ * twenty share them; hence the once-per-protocol term. {@link #FIELD_FREERDP3} carries the field's 158 MB per RDP
+ * session (FreeRDP 3 with the graphics pipeline, summed RSS), for hosts that run that stack.
  */
 public final class CostModel implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    /** Fixed part and the part that grows with the display, in MiB. */
-    public record Cost(double baseMb, double perMegapixelMb) implements Serializable {
+    /**
+     * What a session costs, in MiB: a fixed part and a part that grows with the display, and what guacd takes once
+     * for the protocol while any of its sessions runs on the host ({@code protocolMb}: the protocol's client library
+     * and what it loads, FreeRDP, libssh2, libvncclient, shared by all its sessions' processes).
+     */
+    public record Cost(double baseMb, double perMegapixelMb, double protocolMb) implements Serializable {
 
         public Cost {
-            if (baseMb < 0 || perMegapixelMb < 0) {
-                throw new IllegalArgumentException("costs cannot be negative: " + baseMb + ", " + perMegapixelMb);
+            if (baseMb < 0 || perMegapixelMb < 0 || protocolMb < 0) {
+                throw new IllegalArgumentException("costs cannot be negative: " + baseMb + ", " + perMegapixelMb
+                        + ", " + protocolMb);
             }
+        }
+
+        /** A cost with nothing charged once per protocol: a flat or a field figure per session. */
+        public Cost(double baseMb, double perMegapixelMb) {
+            this(baseMb, perMegapixelMb, 0);
+        }
+
+        public Cost scaled(double factor) {
+            return new Cost(baseMb * factor, perMegapixelMb * factor, protocolMb * factor);
         }
     }
 
     public static final CostModel MEASURED_GUACD_1_6 = new CostModel(Map.of(
-            Protocol.SSH, new Cost(14.2, 2.95),
-            Protocol.RDP, new Cost(13.05, 12.27),
-            Protocol.VNC, new Cost(7.25, 4.0)));
+            Protocol.SSH, new Cost(11.5, 4.0, 6),
+            Protocol.RDP, new Cost(12.6, 11.7, 18),
+            Protocol.VNC, new Cost(3.5, 7.7, 4.3)));
 
     public static final CostModel FIELD_FREERDP3 = MEASURED_GUACD_1_6.with(Protocol.RDP, new Cost(158, 0));
 
@@ -57,10 +74,22 @@ public final class CostModel implements Serializable {
         return costs.get(protocol);
     }
 
-    /** Whole MiB, rounded up: a reservation must never be smaller than what it stands for. */
+    /**
+     * One session's own cost, whole MiB rounded up: a reservation must never be smaller than what it stands for.
+     * Not in it: {@link #protocolsMb}, charged once per host.
+     */
     public int estimateMb(Protocol protocol, DisplaySize display) {
         Cost cost = costs.get(protocol);
         return (int) Math.ceil(cost.baseMb() + cost.perMegapixelMb() * display.megapixels());
+    }
+
+    /** What guacd takes once for each protocol {@code inUse} says has a session on the host, whole MiB. */
+    public int protocolsMb(Predicate<Protocol> inUse) {
+        int total = 0;
+        for (Map.Entry<Protocol, Cost> cost : costs.entrySet()) {
+            total += inUse.test(cost.getKey()) ? (int) Math.ceil(cost.getValue().protocolMb()) : 0;
+        }
+        return total;
     }
 
     public Map<Protocol, Cost> costs() {

@@ -29,12 +29,18 @@ public record NodeLoad(String nodeId, NodeAddress address, NodeLimits limits, Co
 
     /**
      * Memory still free for sessions: the lesser of what the host really has (minus the margin and minus
-     * reservations it cannot see yet) and what the budget leaves after every reservation.
+     * reservations it cannot see yet) and what the budget leaves after every reservation and after what guacd takes
+     * once for each protocol in use (which the host's own measurement sees already).
      */
     public long freeMb() {
         long byHost = measurements.hostAvailableMb() - limits.marginMb() - reservations.pendingMb();
-        long byBudget = limits.budgetMb() - reservations.reservedMb();
+        long byBudget = limits.budgetMb() - reservations.reservedMb() - protocolsInUseMb();
         return Math.min(byHost, byBudget);
+    }
+
+    /** What the cost model charges once for every protocol this node has a session of. */
+    public int protocolsInUseMb() {
+        return costModel.protocolsMb(protocol -> reservations.sessions(protocol) > 0);
     }
 
     /** The most sessions this node may hold: its own cap, and the per-core cap when one is set. */
@@ -44,8 +50,13 @@ public record NodeLoad(String nodeId, NodeAddress address, NodeLimits limits, Co
         return Math.min(limits.maxSessions(), perCore);
     }
 
+    /** What one more such session takes from {@link #freeMb}: its own cost, and its protocol's if it is the first. */
     public int chargeMb(Protocol protocol, DisplaySize display) {
-        return costModel.estimateMb(protocol, display);
+        return costModel.estimateMb(protocol, display) + firstOfProtocolMb(protocol);
+    }
+
+    private int firstOfProtocolMb(Protocol protocol) {
+        return reservations.sessions(protocol) > 0 ? 0 : costModel.protocolsMb(protocol::equals);
     }
 
     /** Whether one more such session fits now. */
@@ -59,7 +70,8 @@ public record NodeLoad(String nodeId, NodeAddress address, NodeLimits limits, Co
         if (state() != NodeState.UP) {
             return 0;
         }
-        long byMemory = Math.max(0, freeMb()) / Math.max(1, chargeMb(protocol, display));
+        long byMemory = Math.max(0, freeMb() - firstOfProtocolMb(protocol))
+                / Math.max(1, costModel.estimateMb(protocol, display));
         long bySessions = Math.max(0, sessionCap() - reservations.sessionCount());
         return (int) Math.min(byMemory, bySessions);
     }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Json;
 import org.farmgate.model.Protocol;
 import picocli.CommandLine.Option;
@@ -16,10 +17,12 @@ import picocli.CommandLine;
  * Every loop is bounded: by {@code sessions} in count and by ramp + hold + {@code grace} in time.
  */
 public record LoadOptions(List<String> baseUrls, String token, Protocol protocol, String targetHost, int targetPort,
-        String username, String password, int sessions, Duration ramp, Duration hold, double mouseHz, double keysHz,
-        double pingHz, Duration grace, String csv, String json) {
+        String username, String password, DisplaySize display, Map<String, String> arguments, int sessions,
+        Duration ramp, Duration hold, double mouseHz, double keysHz, double pingHz, Duration grace, String csv,
+        String json) {
 
     public LoadOptions {
+        arguments = Map.copyOf(arguments);
         if (baseUrls.isEmpty() || baseUrls.stream().anyMatch(u -> !u.startsWith("http://") && !u.startsWith("https://"))) {
             throw new IllegalArgumentException("--base-url must be one or more http(s):// URLs, comma separated");
         }
@@ -58,6 +61,11 @@ public record LoadOptions(List<String> baseUrls, String token, Protocol protocol
         private String username;
         @Option(names = "--target-password", defaultValue = "bench", description = "the console's password")
         private String password;
+        @Option(names = "--width", defaultValue = "1024", description = "the display's width") private int width;
+        @Option(names = "--height", defaultValue = "768", description = "the display's height") private int height;
+        @Option(names = "--argument", paramLabel = "NAME=VALUE", description = "a guacd argument of every session "
+                + "(its JSON field), e.g. command=top; repeatable")
+        private Map<String, String> arguments = new LinkedHashMap<>();
         @Option(names = "--sessions", defaultValue = "10", description = "virtual users, one session each")
         private int sessions;
         @Option(names = "--ramp-secs", defaultValue = "5", description = "over which the users start, evenly")
@@ -81,22 +89,23 @@ public record LoadOptions(List<String> baseUrls, String token, Protocol protocol
             }
             return new LoadOptions(Arrays.stream(baseUrls.split(",")).map(String::trim)
                     .map(u -> u.replaceAll("/+$", "")).toList(), token, Protocol.parse(protocol), targetHost,
-                    targetPort, username, password, sessions, Duration.ofMillis((long) (rampSecs * 1000)),
+                    targetPort, username, password, new DisplaySize(width, height, DisplaySize.DEFAULT.dpi()),
+                    arguments, sessions, Duration.ofMillis((long) (rampSecs * 1000)),
                     Duration.ofMillis((long) (holdSecs * 1000)), mouseHz, keysHz, pingHz, Duration.ofSeconds(graceSecs),
                     csv, json);
         }
     }
 
     /** The API body of one session; the same for every virtual user. */
-    String sessionBody(int width, int height) {
-        Map<String, Object> body = new LinkedHashMap<>();
+    String sessionBody() {
+        Map<String, Object> body = new LinkedHashMap<>(arguments);
         body.put("session_type", protocol.name().toLowerCase(Locale.ROOT));
         body.put("hostname", targetHost);
         body.put("port", targetPort);
         body.put("username", username);
         body.put("password", password);
-        body.put("width", width);
-        body.put("height", height);
+        body.put("width", display.width());
+        body.put("height", display.height());
         try {
             return Json.mapper().writeValueAsString(body);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

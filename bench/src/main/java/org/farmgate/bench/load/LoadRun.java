@@ -63,6 +63,42 @@ public final class LoadRun {
         }
     }
 
+    /** A run on a thread of its own, quiet, while the caller measures something else meanwhile. */
+    public static final class Background {
+
+        private final Thread thread;
+        private volatile LoadReport report;
+        private volatile Exception failure;
+
+        private Background(LoadOptions options, String name) {
+            thread = new Thread(() -> {
+                try {
+                    report = run(options, new PrintStream(PrintStream.nullOutputStream()));
+                } catch (Exception e) {
+                    failure = e;
+                }
+            }, name);
+            thread.start();
+        }
+
+        public boolean running() {
+            return thread.isAlive();
+        }
+
+        /** Waits at most {@code millis}; the report once the run is over, else null. */
+        public LoadReport await(long millis) throws Exception {
+            thread.join(millis);
+            if (failure != null) {
+                throw failure;
+            }
+            return thread.isAlive() ? null : report;
+        }
+    }
+
+    public static Background inBackground(LoadOptions options, String name) {
+        return new Background(options, name);
+    }
+
     private static String progressLine(List<SessionRecord> records, int started, long running, long begin) {
         long attached = records.stream().filter(r -> r.attachMs >= 0).count();
         long failed = records.stream().filter(r -> !r.ok && !r.failure.isEmpty()).count();

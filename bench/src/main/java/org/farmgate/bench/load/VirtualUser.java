@@ -37,6 +37,9 @@ final class VirtualUser {
     private final SessionRecord record;
     private final Runnable done;
     private final GuacamoleParser parser = new GuacamoleParser(WireLimits.FROM_GUACD);
+    /** Guacamole.Client's KEEP_ALIVE_FREQUENCY. */
+    private static final long KEEP_ALIVE_MS = 5000;
+
     private final List<Long> timers = new ArrayList<>();
     private io.vertx.core.Context context;
     private long started;
@@ -60,7 +63,7 @@ final class VirtualUser {
     void run() {
         context = vertx.getOrCreateContext();
         started = System.nanoTime();
-        call(HttpMethod.POST, "/api/sessions", options.sessionBody(1024, 768), 201).compose(session -> {
+        call(HttpMethod.POST, "/api/sessions", options.sessionBody(), 201).compose(session -> {
             record.createMs = since(started);
             record.sessionId = session.get("session_id").asText();
             String path = session.get("ws_url").asText();
@@ -96,6 +99,9 @@ final class VirtualUser {
         every(options.mouseHz(), this::moveMouse);
         every(options.keysHz(), this::typeKey);
         every(options.pingHz(), () -> send(Instruction.of("", "ping", String.valueOf(System.nanoTime()))));
+        // guacamole-common-js's keep-alive: guacd drops a user it has not heard from in 15 s, and an idle console
+        // sends no frames, so no sync to answer.
+        every(1000.0 / KEEP_ALIVE_MS, () -> send(Instruction.of("nop")));
     }
 
     private void every(double hz, Runnable action) {

@@ -1,7 +1,6 @@
 package org.farmgate.bench.soak;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,7 +11,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
 import org.farmgate.bench.cluster.LocalCluster;
 import org.farmgate.bench.load.LoadOptions;
 import org.farmgate.bench.load.LoadReport;
@@ -20,6 +18,7 @@ import org.farmgate.bench.load.LoadRun;
 import org.farmgate.bench.node.ProcessProbe;
 import org.farmgate.bench.plot.LineChart;
 import org.farmgate.model.Json;
+import org.farmgate.model.DisplaySize;
 import org.farmgate.model.Protocol;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.NodeProcess;
@@ -67,20 +66,11 @@ public final class HostileSoak implements Callable<Integer> {
                 LocalCluster.Balancing.NONE, env)) {
             List<NodeProcess> nodes = cluster.nodes();
             Duration ramp = Duration.ofSeconds(Math.min(60, minutes * 60L / 4));
-            LoadOptions load = new LoadOptions(nodes.stream().map(NodeProcess::baseUrl).toList(), LocalCluster.TOKEN,
-                    Protocol.SSH, "127.0.0.1", 22, "bench", "bench", sessions, ramp,
+            LoadOptions options = new LoadOptions(nodes.stream().map(NodeProcess::baseUrl).toList(), LocalCluster.TOKEN,
+                    Protocol.SSH, "127.0.0.1", 22, "bench", "bench", DisplaySize.DEFAULT, Map.of(), sessions, ramp,
                     Duration.ofMinutes(minutes).minus(ramp), 5, 2, 1, Duration.ofSeconds(60),
                     out.resolve("soak-" + label + "-sessions.csv").toString(), null);
-            AtomicReference<LoadReport> report = new AtomicReference<>();
-            AtomicReference<Exception> failed = new AtomicReference<>();
-            Thread loadThread = new Thread(() -> {
-                try {
-                    report.set(LoadRun.run(load, new PrintStream(PrintStream.nullOutputStream())));
-                } catch (Exception e) {
-                    failed.set(e);
-                }
-            }, "soak-load");
-            loadThread.start();
+            LoadRun.Background load = LoadRun.inBackground(options, "soak-load");
             List<String[]> samples = new ArrayList<>();
             long begin = System.nanoTime();
             Hostiles hostile = new Hostiles(nodes, LocalCluster.TOKEN);
@@ -89,17 +79,14 @@ public final class HostileSoak implements Callable<Integer> {
                 if (hostiles) {
                     hostile.start();
                 }
-                while (loadThread.isAlive()) {
+                while (load.running()) {
                     sample(nodes, begin, samples);
-                    loadThread.join(30_000);
+                    load.await(30_000);
                 }
             } finally {
                 hostile.close();
             }
-            if (failed.get() != null) {
-                throw failed.get();
-            }
-            return summarise(report.get(), hostile, samples, nodes);
+            return summarise(load.await(1), hostile, samples, nodes);
         }
     }
 

@@ -162,7 +162,9 @@ public final class ClusterApi {
         memory.put("guacd_pss_mb", m.guacdPssMb());
         memory.put("guacd_idle_pss_mb", m.guacdBaselineMb());
 
-        long activeModel = node.reservations().reservedMb() - node.reservations().pendingMb();
+        // As guacd's measured PSS above its idle cost: every session's own cost and each protocol's once.
+        long activeModel = node.reservations().reservedMb() - node.reservations().pendingMb()
+                + node.protocolsInUseMb();
         Map<String, Object> modelVsMeasured = new LinkedHashMap<>();
         modelVsMeasured.put("model_mb", activeModel);
         modelVsMeasured.put("measured_mb", m.guacdSessionsPssMb());
@@ -198,6 +200,7 @@ public final class ClusterApi {
             Map<String, Object> entry = new LinkedHashMap<>();
             entry.put("base_mb", Math.round(cost.baseMb() * 100) / 100.0);
             entry.put("per_megapixel_mb", Math.round(cost.perMegapixelMb() * 100) / 100.0);
+            entry.put("once_per_host_mb", Math.round(cost.protocolMb() * 100) / 100.0);
             entry.put("at_1024x768_mb", model.estimateMb(protocol, DisplaySize.DEFAULT));
             out.put(protocol.wireName(), entry);
         }

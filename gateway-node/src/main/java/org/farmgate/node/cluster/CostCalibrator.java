@@ -51,8 +51,7 @@ final class CostCalibrator {
         CostModel model = configured;
         for (Map.Entry<Protocol, Double> factor : factors.entrySet()) {
             CostModel.Cost cost = configured.cost(factor.getKey());
-            model = model.with(factor.getKey(), new CostModel.Cost(cost.baseMb() * factor.getValue(),
-                    cost.perMegapixelMb() * factor.getValue()));
+            model = model.with(factor.getKey(), cost.scaled(factor.getValue()));
         }
         return model;
     }

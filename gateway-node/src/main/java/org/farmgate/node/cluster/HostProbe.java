@@ -8,10 +8,20 @@ import java.nio.file.Path;
  */
 public interface HostProbe {
 
-    /** What one reading found; MiB, -1 where a figure is not available. */
-    /** @param hostId what tells this host from others (its boot id), or null when unknown */
-    record Reading(long totalMb, long availableMb, long guacdPssMb, int guacdProcesses, int cpuCount,
-            double loadAverage, String hostId) {
+    /**
+     * What one reading found; MiB, -1 where a figure is not available.
+     *
+     * @param guacdConnections guacd's processes that serve a connection to a console (the processes guacd forks per
+     *     connection, less any still without a console)
+     * @param hostId what tells this host from others (its boot id), or null when unknown
+     */
+    record Reading(long totalMb, long availableMb, long guacdPssMb, int guacdProcesses, int guacdConnections,
+            int cpuCount, double loadAverage, String hostId) {
+
+        public Reading(long totalMb, long availableMb, long guacdPssMb, int guacdProcesses, int cpuCount,
+                double loadAverage, String hostId) {
+            this(totalMb, availableMb, guacdPssMb, guacdProcesses, 0, cpuCount, loadAverage, hostId);
+        }
 
         public Reading(long totalMb, long availableMb, long guacdPssMb, int guacdProcesses, int cpuCount,
                 double loadAverage) {
@@ -39,7 +49,7 @@ public interface HostProbe {
             long available = Math.max(0, limitMb - Math.max(0, reading.guacdPssMb()));
             // No host id: this memory is the container's, shared with no other node of the host.
             return new Reading(limitMb, available, reading.guacdPssMb(), reading.guacdProcesses(),
-                    reading.cpuCount(), reading.loadAverage(), null);
+                    reading.guacdConnections(), reading.cpuCount(), reading.loadAverage(), null);
         };
     }
 

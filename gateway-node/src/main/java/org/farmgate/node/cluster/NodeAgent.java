@@ -162,8 +162,10 @@ public final class NodeAgent {
         return vertx.executeBlocking(hostProbe::read, false).compose(reading -> {
             SessionHost.Usage usage = host.activeUsage(config.costModel());
             sayWhetherGuacdIsMeasured(reading);
-            if (usage.sessions().isEmpty() && reading.guacdPssMb() >= 0) {
-                guacdBaselineMb = reading.guacdPssMb(); // guacd with no session: its idle cost
+            if (host.live().isEmpty() && reading.guacdConnections() == 0 && reading.guacdPssMb() >= 0) {
+                // guacd with no session, pending ones included, and none of its connections' processes (one may
+                // come before the node knows its session, or outlive its end by a few seconds): its idle cost.
+                guacdBaselineMb = reading.guacdPssMb();
             }
             int shared = reading.hostId() == null ? 1 : sharers;
             HostMeasurements measurements = new HostMeasurements(share(reading.totalMb(), shared),

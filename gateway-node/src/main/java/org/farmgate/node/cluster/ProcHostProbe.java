@@ -3,6 +3,8 @@ package org.farmgate.node.cluster;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
+import java.util.HashMap;
+import java.util.Map;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
@@ -31,7 +33,7 @@ public final class ProcHostProbe implements HostProbe {
     public Reading read() {
         long[] memory = memory();
         long[] guacd = guacdPss();
-        return new Reading(memory[0], memory[1], guacd[0], (int) guacd[1],
+        return new Reading(memory[0], memory[1], guacd[0], (int) guacd[1], (int) guacd[2],
                 Runtime.getRuntime().availableProcessors(),
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), memory[2] == 1 ? null : hostId());
     }
@@ -108,39 +110,85 @@ public final class ProcHostProbe implements HostProbe {
     /**
      * guacd's proportional set size, summed over every process named guacd (the listener and one forked child per
      * connection). PSS, not RSS: the children share the listener's pages copy-on-write, and summed RSS would count
-     * every shared page once per process (2-3 times the real cost, as measured).
+     * every shared page once per process (2-3 times the real cost, as measured). Not counted: a connection's process
+     * that has not reached a console, such as the one the health probe's {@code select} forks every minute (about
+     * 5 MB for 15 s: a quarter of one session's cost, counted as a session or into guacd's idle cost otherwise).
      *
-     * @return {PSS in MiB or -1, number of guacd processes}
+     * @return {PSS in MiB or -1, number of guacd processes, number of them that serve a connection to a console}
      */
     long[] guacdPss() {
-        long pssKb = 0;
-        int processes = 0;
-        boolean readable = false;
+        Map<Long, GuacdProcess> guacds = new HashMap<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(proc, "[0-9]*")) {
             for (Path process : entries) {
-                String comm;
-                try {
-                    comm = Files.readString(process.resolve("comm")).trim();
-                } catch (IOException e) {
-                    continue; // gone meanwhile
-                }
-                if (!comm.equals(guacdName)) {
-                    continue;
-                }
-                processes++;
-                try {
-                    Matcher m = PSS.matcher(Files.readString(process.resolve("smaps_rollup")));
-                    if (m.find()) {
-                        pssKb += Long.parseLong(m.group(1));
-                        readable = true;
-                    }
-                } catch (IOException e) {
-                    // another user's process without permission, or gone: not counted
+                GuacdProcess read = guacdProcess(process);
+                if (read != null) {
+                    guacds.put(Long.parseLong(process.getFileName().toString()), read);
                 }
             }
         } catch (IOException e) {
-            return new long[] {-1, 0};
+            return new long[] {-1, 0, 0};
         }
-        return new long[] {readable ? pssKb / 1024 : -1, processes};
+        long pssKb = 0;
+        int connections = 0;
+        boolean readable = false;
+        for (GuacdProcess process : guacds.values()) {
+            // A connection's process that has no socket but the one to guacd's main process has not reached a
+            // console: the health probe's (its select forks one that waits 15 s), or one still in its handshake.
+            boolean child = guacds.containsKey(process.parent());
+            boolean connecting = child && process.sockets() < 2;
+            connections += child && !connecting ? 1 : 0;
+            if (process.pssKb() >= 0 && !connecting) {
+                pssKb += process.pssKb();
+                readable = true;
+            }
+        }
+        return new long[] {readable ? pssKb / 1024 : -1, guacds.size(), connections};
+    }
+
+    /** @param pssKb -1 when not readable (another user's process) */
+    private record GuacdProcess(long parent, long pssKb, int sockets) {
+    }
+
+    /** @return null when {@code process} is not guacd, or gone */
+    private GuacdProcess guacdProcess(Path process) {
+        String stat;
+        try {
+            if (!Files.readString(process.resolve("comm")).trim().equals(guacdName)) {
+                return null;
+            }
+            stat = Files.readString(process.resolve("stat"));
+        } catch (IOException e) {
+            return null; // gone meanwhile
+        }
+        long parent;
+        try { // after the command name, which may hold spaces and parentheses: state, then the parent's pid
+            parent = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1]);
+        } catch (RuntimeException e) {
+            return null;
+        }
+        long pssKb = -1;
+        try {
+            Matcher m = PSS.matcher(Files.readString(process.resolve("smaps_rollup")));
+            pssKb = m.find() ? Long.parseLong(m.group(1)) : -1;
+        } catch (IOException e) {
+            // another user's process without permission, or gone: not counted
+        }
+        return new GuacdProcess(parent, pssKb, sockets(process.resolve("fd")));
+    }
+
+    private static int sockets(Path fds) {
+        int sockets = 0;
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(fds)) {
+            for (Path fd : entries) {
+                try {
+                    sockets += Files.readSymbolicLink(fd).toString().startsWith("socket:") ? 1 : 0;
+                } catch (IOException e) {
+                    // closed meanwhile
+                }
+            }
+        } catch (IOException e) {
+            return Integer.MAX_VALUE; // unreadable: counted as a session's, as before this was looked at
+        }
+        return sockets;
     }
 }

@@ -389,7 +389,7 @@ public final class SessionHost {
                 }
             }
         }
-        return new Usage(counts, charged);
+        return new Usage(counts, charged + model.protocolsMb(counts::containsKey));
     }
 
     /** The sessions this node holds, as the reservations they stand for: the truth the registry is kept to. */

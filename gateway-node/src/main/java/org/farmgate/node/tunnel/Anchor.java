@@ -110,7 +110,7 @@ final class Anchor implements SessionLink {
             context.owner().cancelTimer(nopTimer);
         }
         Closing.clearHandlers(guacd);
-        guacd.close();
+        Closing.leave(guacd);
         listener.accept(new TunnelEnd(cause, status, message, 0, 0, fromGuacd.instructions(), 0));
     }
 }

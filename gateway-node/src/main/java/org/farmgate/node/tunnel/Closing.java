@@ -13,6 +13,8 @@ import org.farmgate.protocol.Instruction;
  */
 final class Closing {
 
+    private static final String DISCONNECT = Instruction.of("disconnect").encode();
+
     private Closing() {
     }
 
@@ -50,6 +52,17 @@ final class Closing {
         guacd.drainHandler(null);
         guacd.closeHandler(null);
         guacd.exceptionHandler(null);
+    }
+
+    /**
+     * Leaves guacd as a client does, with {@code disconnect}, then closes. A bare close is not enough: guacd's main
+     * process keeps the client's socket and its connection process waits out its 15 s user timeout, keeping the
+     * session's memory that long (bench/RESULTS.md, issue 28). The node forwards only whole instructions to guacd,
+     * so this one starts at an instruction's boundary.
+     */
+    static void leave(NetSocket guacd) {
+        guacd.write(DISCONNECT);
+        guacd.close();
     }
 
     /** Whether a close reason is a tunnel's status (1 to 5 digits); anything else means the peer went away. */

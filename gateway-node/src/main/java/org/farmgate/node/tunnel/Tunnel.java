@@ -410,7 +410,7 @@ public final class Tunnel implements SessionLink {
         TunnelEnd result = new TunnelEnd(cause, status, message, bytesToClient, bytesToGuacd,
                 fromGuacd.instructions(), fromClient.instructions());
         if (cause != TunnelEnd.Cause.CLIENT_LEFT) {
-            guacd.close();
+            Closing.leave(guacd);
             listener.ended(result, null);
             return;
         }
@@ -421,7 +421,7 @@ public final class Tunnel implements SessionLink {
         } finally {
             offer.closed = true;
             if (offer.anchor == null) {
-                guacd.close();
+                Closing.leave(guacd);
             }
         }
     }

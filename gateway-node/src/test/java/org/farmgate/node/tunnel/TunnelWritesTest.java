@@ -42,6 +42,7 @@ class TunnelWritesTest {
     private WebSocketClient wsClient;
     private final CompletableFuture<NetSocket> guacdSide = new CompletableFuture<>();
     private final CompletableFuture<Void> guacdClosed = new CompletableFuture<>();
+    private final StringBuffer guacdReceived = new StringBuffer();
     private final CompletableFuture<TunnelEnd> ended = new CompletableFuture<>();
     private final Map<String, Object> lastHandlers = new ConcurrentHashMap<>();
     private volatile boolean failWrites;
@@ -50,6 +51,7 @@ class TunnelWritesTest {
     void start() throws Exception {
         vertx = Vertx.vertx();
         guacdServer = vertx.createNetServer().connectHandler(socket -> {
+            socket.handler(bytes -> guacdReceived.append(bytes.toString()));
             socket.closeHandler(ignored -> guacdClosed.complete(null));
             guacdSide.complete(socket);
         }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
@@ -124,5 +126,21 @@ class TunnelWritesTest {
             assertEquals("none", String.valueOf(lastHandlers.get(handler)), handler + " still set after the end");
         }
         client.close();
+    }
+
+    /**
+     * A client that goes, and a tunnel that lets guacd's connection go, says {@code disconnect} to guacd after the
+     * client's last whole instruction (never inside one it cut short): with a bare close, guacd's connection process
+     * waits out its 15 s user timeout, holding the session's memory that long (docs/GUACD.md).
+     */
+    @Test
+    void aTunnelThatLetsGuacdGoSaysDisconnectAfterTheLastWholeInstruction() throws Exception {
+        WebSocket client = connect();
+        guacdSide.get(10, TimeUnit.SECONDS);
+        client.writeTextMessage("5.mouse,2.10,2.20;5.mouse,2.1");
+        client.close();
+        assertEquals(TunnelEnd.Cause.CLIENT_LEFT, ended.get(10, TimeUnit.SECONDS).cause());
+        guacdClosed.get(10, TimeUnit.SECONDS);
+        assertEquals("5.mouse,2.10,2.20;10.disconnect;", guacdReceived.toString());
     }
 }

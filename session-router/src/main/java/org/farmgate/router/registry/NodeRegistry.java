@@ -166,7 +166,8 @@ public final class NodeRegistry {
             if (current == null || current.departed()) {
                 return Outcome.keep(new ReserveResult(ReserveResult.Outcome.NO_SUCH_NODE, 0, null));
             }
-            int charge = current.chargeMb(protocol, display);
+            // The session's own cost; what its protocol takes once is charged while any of its sessions is here.
+            int charge = current.costModel().estimateMb(protocol, display);
             if (current.reservations().entries().containsKey(sessionId)) {
                 return Outcome.keep(new ReserveResult(ReserveResult.Outcome.RESERVED, charge, current.summary()));
             }
