@@ -1,6 +1,7 @@
 package org.farmgate.bench.vault;
 
 import io.vertx.core.Vertx;
+import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPInputStream;
 import org.farmgate.bench.Stats;
 import org.farmgate.bench.cluster.LocalCluster;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
@@ -54,9 +56,10 @@ public final class AddressBookBenchmark implements Callable<Integer> {
         NodeProcess.Launch jar = NodeProcess.Launch.jarOrOwnClassPath(nodeJar);
         System.out.printf(Locale.ROOT, "%nAddress book on a Vault adding %.1f ms per call; nodes read %d calls at once%n",
                 latencyMs, parallelism);
-        System.out.printf("%-8s %-8s %14s %9s %9s %9s %12s %12s %12s %12s %12s %12s %12s %10s %10s%n", "entries",
-                "calls", "sequential ms", "cold ms", "load ms", "cold/seq", "warm p50 ms", "warm p95 ms", "warm p99 ms",
-                "304 p50 ms", "304 p95 ms", "me p50 ms", "me p95 ms", "reload ms", "write ms");
+        System.out.printf("%-8s %-8s %14s %9s %9s %9s %12s %12s %12s %12s %12s %12s %12s %12s %12s %10s %10s%n",
+                "entries", "calls", "sequential ms", "cold ms", "load ms", "cold/seq", "warm p50 ms", "warm p95 ms",
+                "warm p99 ms", "gzip p50 ms", "gzip p95 ms", "304 p50 ms", "304 p95 ms", "me p50 ms", "me p95 ms",
+                "reload ms", "write ms");
         for (int size : sizes) {
             run(jar, size, 21, latencyMs, warmUp, warm, parallelism);
         }
@@ -89,14 +92,19 @@ public final class AddressBookBenchmark implements Callable<Integer> {
                 long[] samples = new long[warm];
                 long[] conditional = new long[warm];
                 long[] floor = new long[warm];
+                long[] zipped = new long[warm];
                 int notModified = 0;
-                // Interleaved, so that the three see the same machine: the whole book; as the page asks every few
-                // seconds, with the validator of the copy it holds (a 304); and the cheapest authenticated request
-                // (GET /api/me), what any request costs here before the address book's part.
+                // Interleaved, so that all see the same machine: the whole book, plain and as a browser takes it
+                // (gzip, unzipped by the client); as the page asks every few seconds, with the validator of the copy
+                // it holds (a 304); and the cheapest authenticated request (GET /api/me), what any request costs
+                // here before the address book's part.
                 for (int i = -warmUp; i < warm; i++) {
                     long t = System.nanoTime();
                     get(http, second);
                     long full = System.nanoTime() - t;
+                    t = System.nanoTime();
+                    getGzipped(http, second);
+                    long gzip = System.nanoTime() - t;
                     t = System.nanoTime();
                     int status = http.send(request(second + "/api/addressbook").header("If-None-Match", etag)
                             .build(), HttpResponse.BodyHandlers.ofByteArray()).statusCode();
@@ -106,6 +114,7 @@ public final class AddressBookBenchmark implements Callable<Integer> {
                     long me = System.nanoTime() - t;
                     if (i >= 0) { // before: the JIT's warm-up of both ends, unreported
                         samples[i] = full;
+                        zipped[i] = gzip;
                         conditional[i] = validated;
                         floor[i] = me;
                         notModified += status == 304 ? 1 : 0;
@@ -126,9 +135,10 @@ public final class AddressBookBenchmark implements Callable<Integer> {
                     reloads[i] = (loadSeconds(http, second) - before) * 1e3;
                 }
                 System.out.printf(Locale.ROOT, "%-8d %-8d %14.0f %9.0f %9.0f %8.1f%% %12.2f %12.2f %12.2f %12.2f "
-                        + "%12.2f %12.2f %12.2f %10.0f %10.0f%n", entries, sequential.calls(), sequentialMs, coldMs,
-                        loadMs, 100 * coldMs / sequentialMs, Stats.percentile(samples, 50) / 1e6,
+                        + "%12.2f %12.2f %12.2f %12.2f %12.2f %10.0f %10.0f%n", entries, sequential.calls(),
+                        sequentialMs, coldMs, loadMs, 100 * coldMs / sequentialMs, Stats.percentile(samples, 50) / 1e6,
                         Stats.percentile(samples, 95) / 1e6, Stats.percentile(samples, 99) / 1e6,
+                        Stats.percentile(zipped, 50) / 1e6, Stats.percentile(zipped, 95) / 1e6,
                         Stats.percentile(conditional, 50) / 1e6, Stats.percentile(conditional, 95) / 1e6,
                         Stats.percentile(floor, 50) / 1e6, Stats.percentile(floor, 95) / 1e6,
                         Stats.median(reloads), Stats.median(writes));
@@ -160,6 +170,19 @@ public final class AddressBookBenchmark implements Callable<Integer> {
 
     private static HttpRequest.Builder request(String url) {
         return HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + LocalCluster.TOKEN);
+    }
+
+    /** As a browser takes it: gzipped, then unzipped (an older node answers plain). */
+    private static void getGzipped(HttpClient http, String base) throws Exception {
+        HttpResponse<byte[]> response = http.send(request(base + "/api/addressbook").header("Accept-Encoding", "gzip")
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+        byte[] body = response.body();
+        if (response.headers().firstValue("Content-Encoding").orElse("").equals("gzip")) {
+            body = new GZIPInputStream(new ByteArrayInputStream(body)).readAllBytes();
+        }
+        if (response.statusCode() != 200 || body.length == 0 || body[0] != '{') {
+            throw new IllegalStateException("GET /api/addressbook (gzip) answered " + response.statusCode());
+        }
     }
 
     private static void get(HttpClient http, String base) throws Exception {

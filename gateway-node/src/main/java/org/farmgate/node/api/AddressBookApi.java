@@ -89,14 +89,19 @@ public final class AddressBookApi {
     private void list(RoutingContext ctx) {
         Identity who = Authenticator.identity(ctx);
         book().onFailure(ctx::fail).onSuccess(book -> {
-            String etag = rendered.etag(who, book);
+            boolean gzip = Responses.acceptsGzip(ctx.request());
+            // One validator per representation: the gzipped body is another entity than the plain one.
+            String etag = gzip ? rendered.etag(who, book).replaceFirst("\"$", "-gzip\"") : rendered.etag(who, book);
             // The page keeps the book in memory and asks with its validator; nothing is stored by the browser
             // (no-store, as every answer of the API: a map of the farm has no place in a disk cache).
-            ctx.response().putHeader("ETag", etag);
+            ctx.response().putHeader("ETag", etag).putHeader("Vary", "Accept-Encoding");
             if (etag.equals(ctx.request().getHeader("If-None-Match"))) {
                 ctx.response().putHeader("Cache-Control", "no-store").setStatusCode(304).end();
+            } else if (gzip) {
+                ctx.response().putHeader("Content-Encoding", "gzip");
+                Responses.json(ctx, 200, rendered.render(who, book).gzip());
             } else {
-                Responses.json(ctx, 200, rendered.render(who, book));
+                Responses.json(ctx, 200, rendered.render(who, book).json());
             }
         });
     }

@@ -2,6 +2,7 @@ package org.farmgate.node.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -35,6 +36,21 @@ public final class Responses {
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Cache-Control", "no-store")
                 .end(Buffer.buffer(body));
+    }
+
+    /** Whether the client takes a gzipped body ({@code Accept-Encoding} names gzip, not with {@code q=0}). */
+    public static boolean acceptsGzip(HttpServerRequest request) {
+        String accepted = request.getHeader("Accept-Encoding");
+        if (accepted == null) {
+            return false;
+        }
+        for (String coding : accepted.split(",")) {
+            String[] parts = coding.trim().split(";");
+            if (parts[0].trim().equalsIgnoreCase("gzip")) {
+                return parts.length < 2 || !parts[1].replace(" ", "").matches("(?i)q=0(\\.0*)?");
+            }
+        }
+        return false;
     }
 
     public static void noContent(RoutingContext ctx) {
