@@ -14,6 +14,7 @@ import org.farmgate.bench.Choices;
 import org.farmgate.bench.Csv;
 import org.farmgate.bench.Stats;
 import org.farmgate.error.Failures;
+import org.farmgate.model.CostModel;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeLimits;
 import org.farmgate.model.NodeLoad;
@@ -198,9 +199,10 @@ public final class ScaleSimulation implements Callable<Integer> {
             node.startBeating(random.nextLong(heartbeatMicros));
         }
 
-        double meanCharge = 0;
+        double meanCharge = 0; // a session's own cost: what each protocol takes once is not per session
+        CostModel model = cluster.members[0].load().costModel();
         for (Kind kind : MIX) {
-            meanCharge += kind.share() * cluster.members[0].load().chargeMb(kind.protocol(), kind.display());
+            meanCharge += kind.share() * model.estimateMb(kind.protocol(), kind.display());
         }
         double capacity = size * (double) limits.budgetMb() / meanCharge;
         double meanLifeMicros = sessionSeconds * 1e6;
@@ -306,7 +308,7 @@ public final class ScaleSimulation implements Callable<Integer> {
         String user = "user-" + random.nextInt(Math.max(10, cluster.members.length * 20));
         long lifeMicros = (long) (-Math.log(1 - random.nextDouble()) * meanLifeMicros);
         long started = cluster.time.micros();
-        int charge = router.load().chargeMb(kind.protocol(), kind.display());
+        int charge = router.load().costModel().estimateMb(kind.protocol(), kind.display()); // as SessionCreation
         router.quota.tryAcquire(user, sessionId, charge, SessionQuota.Limits.NONE)
                 .thenCompose(grant -> router.router.place(sessionId, kind.protocol(), kind.display(),
                         java.util.Set.of()))
