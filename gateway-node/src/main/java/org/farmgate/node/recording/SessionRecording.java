@@ -52,6 +52,7 @@ final class SessionRecording implements RecordingTap {
     private final boolean keys;
     private final PartSpool spool;
 
+    private final DisplayStart displayStart = new DisplayStart();
     private long guacdMillis = -1;
     private long guacdSeenNanos;
 
@@ -96,12 +97,15 @@ final class SessionRecording implements RecordingTap {
 
     @Override
     public void display(byte[] bytes, int start, int end) {
-        noteSync(bytes, start, end);
-        take(bytes, start, end - start);
+        noteSync(bytes, start, end); // guacd's clock, from every sync, those left out too
+        displayStart.display(bytes, start, end, (kept, from, to) -> take(kept, from, to - from));
     }
 
     @Override
     public void input(byte[] bytes, int start, int end) {
+        if (!displayStart.started()) {
+            return; // a pointer or a key over nothing shown yet
+        }
         Instruction event = Instruction.decodeValidated(bytes, start, end); // whole: the tunnel's scanner checked it
         List<String> args = event.args();
         String now = String.valueOf(guacdNow());
