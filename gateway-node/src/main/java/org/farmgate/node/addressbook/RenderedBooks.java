@@ -78,9 +78,10 @@ public final class RenderedBooks {
      * refresh failed) and the audience. A page that asks again with it gets a 304 and no body, instead of the whole
      * book every few seconds.
      */
-    public String etag(Identity who, AddressBook book) {
+    public String etag(Identity who, AddressBook book, boolean gzip) {
+        // One validator per representation: the gzipped body is another entity than the plain one.
         return "\"" + book.loadedAt().toEpochMilli() + "-" + Integer.toHexString(Objects.hash(book.loadedAt(),
-                book.error(), audience(who))) + "\"";
+                book.error(), audience(who))) + (gzip ? "-gzip" : "") + "\"";
     }
 
     /** Everything the answer depends on besides the book: what FolderAccess looks at. */

@@ -90,8 +90,7 @@ public final class AddressBookApi {
         Identity who = Authenticator.identity(ctx);
         book().onFailure(ctx::fail).onSuccess(book -> {
             boolean gzip = Responses.acceptsGzip(ctx.request());
-            // One validator per representation: the gzipped body is another entity than the plain one.
-            String etag = gzip ? rendered.etag(who, book).replaceFirst("\"$", "-gzip\"") : rendered.etag(who, book);
+            String etag = rendered.etag(who, book, gzip);
             // The page keeps the book in memory and asks with its validator; nothing is stored by the browser
             // (no-store, as every answer of the API: a map of the farm has no place in a disk cache).
             ctx.response().putHeader("ETag", etag).putHeader("Vary", "Accept-Encoding");

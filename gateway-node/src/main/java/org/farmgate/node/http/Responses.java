@@ -6,6 +6,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.farmgate.error.GatewayException;
 import org.farmgate.model.Json;
 
@@ -38,6 +39,9 @@ public final class Responses {
                 .end(Buffer.buffer(body));
     }
 
+    /** A coding's weight that refuses it. */
+    private static final Pattern REFUSED = Pattern.compile("(?i)q=0(\\.0*)?");
+
     /** Whether the client takes a gzipped body ({@code Accept-Encoding} names gzip, not with {@code q=0}). */
     public static boolean acceptsGzip(HttpServerRequest request) {
         String accepted = request.getHeader("Accept-Encoding");
@@ -47,7 +51,7 @@ public final class Responses {
         for (String coding : accepted.split(",")) {
             String[] parts = coding.trim().split(";");
             if (parts[0].trim().equalsIgnoreCase("gzip")) {
-                return parts.length < 2 || !parts[1].replace(" ", "").matches("(?i)q=0(\\.0*)?");
+                return parts.length < 2 || !REFUSED.matcher(parts[1].replace(" ", "")).matches();
             }
         }
         return false;
