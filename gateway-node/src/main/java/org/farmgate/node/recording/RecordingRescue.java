@@ -84,7 +84,11 @@ public final class RecordingRescue {
         vertx.cancelTimer(retentionTimer);
     }
 
-    /** The recordings of departed nodes started before {@code startedBefore}, completed; the future gives how many. */
+    /**
+     * The recordings of departed nodes started before {@code startedBefore}, completed; the future gives how many
+     * were. One that fails (storage unreachable, the dead node's last upload still landing) stays marked running, and
+     * the next round tries it again.
+     */
     public Future<Integer> completeOrphans(Instant startedBefore) {
         return Stages.await(vertx, nodes.get()).compose(loads -> {
             Set<String> live = loads.stream().map(NodeLoad::nodeId).collect(Collectors.toSet());
@@ -99,8 +103,12 @@ public final class RecordingRescue {
                 }, "complete the recording of session " + row.sessionId() + " (its node " + row.nodeId()
                         + " left)", () -> true));
             }
-            return Future.join(done).transform(ignored -> Future.succeededFuture(orphans.size()));
+            return Future.join(done).transform(ignored -> Future.succeededFuture(succeeded(done)));
         }).onFailure(e -> LOG.warn("could not complete the recordings of departed nodes: {}", e.getMessage()));
+    }
+
+    private static int succeeded(List<Future<Void>> done) {
+        return (int) done.stream().filter(Future::succeeded).count();
     }
 
     private void complete(RecordingRow row) throws Exception {
@@ -125,7 +133,7 @@ public final class RecordingRescue {
                 size);
     }
 
-    /** Retention's round; the future gives how many recordings it deleted. */
+    /** Retention's round; the future gives how many recordings it deleted (a failed one is tried next round). */
     public Future<Integer> retire() {
         var settings = recordings.settings();
         Instant before = settings.maxAge().isZero() ? null : clock.instant().minus(settings.maxAge());
@@ -140,7 +148,7 @@ public final class RecordingRescue {
                             return null;
                         }, "delete the expired recording of session " + row.sessionId(), () -> true));
                     }
-                    return Future.join(done).transform(ignored -> Future.succeededFuture(expired.size()));
+                    return Future.join(done).transform(ignored -> Future.succeededFuture(succeeded(done)));
                 }).onFailure(e -> LOG.warn("recording retention failed: {}", e.getMessage()));
     }
 }

@@ -47,7 +47,7 @@ final class Anchor implements SessionLink {
     }
 
     void start() {
-        guacd.handler(this::onData);
+        guacd.handler(this::take);
         guacd.closeHandler(ignored -> end(TunnelEnd.Cause.GUACD_CLOSED, 0, "guacd closed the connection while no "
                 + "client was attached"));
         guacd.exceptionHandler(error -> end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(),
@@ -58,10 +58,17 @@ final class Anchor implements SessionLink {
                 guacd.write(Instruction.of("nop").encode()).onComplete(this::written);
             }
         });
-        guacd.resume();
+        // On a turn of its own: a resume drains what guacd sent while paused at once, and the tunnel may still
+        // have a chunk of its own to hand over first (take).
+        context.runOnContext(ignored -> {
+            if (!ended) {
+                guacd.resume();
+            }
+        });
     }
 
-    private void onData(Buffer chunk) {
+    /** guacd's data, from where the tunnel it took over from stopped reading. */
+    void take(Buffer chunk) {
         if (ended) {
             return;
         }

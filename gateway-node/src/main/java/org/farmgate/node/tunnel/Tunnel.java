@@ -87,6 +87,8 @@ public final class Tunnel implements SessionLink {
     private long bytesToClient;
     private long bytesToGuacd;
     private boolean ended;
+    /** What keeps guacd's connection since the client left without a word, if anything does. */
+    private Anchor keptBy;
     /** Why the client's messages are not being read: guacd's queue is full, or the client's own (echoes). */
     private boolean clientHeldByGuacd;
     private boolean clientHeldByEchoes;
@@ -198,8 +200,12 @@ public final class Tunnel implements SessionLink {
             return;
         }
         if (client.isClosed()) {
-            // Closed, but its close handler has not run yet: guacd's data has nowhere to go.
+            // Closed, but its close handler has not run yet. The chunk may end mid-instruction: an anchor that
+            // keeps the connection continues this framing, so it must be given the chunk, not the next one.
             end(TunnelEnd.Cause.CLIENT_LEFT, 0, "the client closed the WebSocket", false);
+            if (keptBy != null) {
+                keptBy.take(chunk);
+            }
             return;
         }
         messageStart = -1;
@@ -274,11 +280,15 @@ public final class Tunnel implements SessionLink {
                 false);
     }
 
-    /** A write the client's connection could not take: it is gone, whatever its close handler will say. */
+    /**
+     * A write the client's connection could not take: it is gone, whatever its close handler will say. Ended on the
+     * next turn: a write to a closed WebSocket fails at once, in the middle of cutting guacd's chunk, and an anchor
+     * started there would take over a framing whose chunk is only half read.
+     */
     private void clientWritten(AsyncResult<Void> written) {
         if (written.failed()) {
-            end(TunnelEnd.Cause.CLIENT_LEFT, 0, "writing to the client failed: " + written.cause().getMessage(),
-                    false);
+            String message = "writing to the client failed: " + written.cause().getMessage();
+            context.runOnContext(ignored -> end(TunnelEnd.Cause.CLIENT_LEFT, 0, message, false));
         }
     }
 
@@ -439,6 +449,7 @@ public final class Tunnel implements SessionLink {
             }
             anchor = new Anchor(context, guacd, fromGuacd, recording, anchorEnded);
             anchor.start();
+            keptBy = anchor;
             return anchor;
         }
     }
