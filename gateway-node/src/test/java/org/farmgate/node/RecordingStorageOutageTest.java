@@ -39,12 +39,12 @@ class RecordingStorageOutageTest {
                     s3.stop();
                     // 6.4 MB/s against a 10 MiB spool: the bound within seconds, while the client is still served.
                     Awaitility.await("the recording stops at its spool's bound").atMost(30, TimeUnit.SECONDS)
-                            .until(() -> metric(node, "farmgate_recordings_stopped_total") >= 1);
-                    assertTrue(metric(node, "farmgate_recording_spool_bytes") <= 11 << 20,
+                            .until(() -> node.metric("farmgate_recordings_stopped_total") >= 1);
+                    assertTrue(node.metric("farmgate_recording_spool_bytes") <= 11 << 20,
                             "the spool stays within its bound");
                     // the part's upload fails once the SDK's own retries are over: it may be still trying now
                     Awaitility.await("storage's failures are counted").atMost(30, TimeUnit.SECONDS)
-                            .until(() -> metric(node, "farmgate_recording_storage_failures_total") >= 1);
+                            .until(() -> node.metric("farmgate_recording_storage_failures_total") >= 1);
                     client.drain();
                     client.awaitInstruction("sync"); // the session goes on
                     assertEquals(SessionStatus.ACTIVE, node.session(session.sessionId()).status());
@@ -63,7 +63,7 @@ class RecordingStorageOutageTest {
                     client.send("10.disconnect;");
                     client.awaitClose();
                 }
-                JsonNode row = awaitEnded(node, session.sessionId());
+                JsonNode row = node.awaitRecordingEnded(session.sessionId());
                 assertEquals("incomplete", row.get("state").asText(), row::toString);
                 assertTrue(row.get("state_detail").asText().contains("storage did not keep up"), row::toString);
                 assertTrue(row.get("size_bytes").asLong() >= 5 << 20, "what was spooled was uploaded: " + row);
@@ -73,31 +73,5 @@ class RecordingStorageOutageTest {
                 assertEquals(row.get("size_bytes").asLong(), played.body().length());
             }
         }
-    }
-
-    private static JsonNode awaitEnded(TestNode node, String sessionId) {
-        JsonNode[] found = new JsonNode[1];
-        Awaitility.await("the recording ended").atMost(60, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(200))
-                .until(() -> {
-                    for (JsonNode row : TestNode.json(node.request("GET", "/api/recordings", TestNode.ADMIN, null))) {
-                        if (row.get("session_id").asText().equals(sessionId)
-                                && !row.get("state").asText().equals("recording")) {
-                            found[0] = row;
-                            return true;
-                        }
-                    }
-                    return false;
-                });
-        return found[0];
-    }
-
-    private static double metric(TestNode node, String name) throws Exception {
-        String scraped = node.request("GET", "/metrics", null, null).body();
-        for (String line : scraped.split("\n")) {
-            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        throw new AssertionError("no metric " + name);
     }
 }

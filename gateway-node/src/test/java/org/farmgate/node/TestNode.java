@@ -166,6 +166,34 @@ public final class TestNode implements AutoCloseable {
         return http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** A sample's value from the node's {@code /metrics}, the first with that name (labels or not). */
+    public double metric(String name) throws Exception {
+        String scraped = request("GET", "/metrics", null, null).body();
+        for (String line : scraped.split("\n")) {
+            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        throw new AssertionError("no metric " + name);
+    }
+
+    /** Waits up to 60 s for the recording of {@code sessionId} to end (complete or not); its row in the list. */
+    public JsonNode awaitRecordingEnded(String sessionId) {
+        JsonNode[] found = new JsonNode[1];
+        Awaitility.await("the recording ended").atMost(60, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    for (JsonNode row : json(request("GET", "/api/recordings", ADMIN, null))) {
+                        if (row.get("session_id").asText().equals(sessionId)
+                                && !row.get("state").asText().equals("recording")) {
+                            found[0] = row;
+                            return true;
+                        }
+                    }
+                    return false;
+                });
+        return found[0];
+    }
+
     public static JsonNode json(HttpResponse<String> response) throws Exception {
         return Json.mapper().readTree(response.body());
     }

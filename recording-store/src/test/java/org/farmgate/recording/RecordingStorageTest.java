@@ -22,12 +22,16 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Both kinds of storage through the same steps: S3's API (a real one, S3Proxy) and a local directory. */
+/**
+ * Both kinds of storage through the same steps: S3's API (real ones: S3Proxy in this JVM, and MinIO in a container
+ * where Docker runs) and a local directory.
+ */
 class RecordingStorageTest {
 
     private static TestS3 s3;
     private static S3Storage bucket;
     private static LocalDirectoryStorage directory;
+    private static java.util.Optional<Minio> minio;
     @TempDir
     static Path dir;
 
@@ -37,16 +41,18 @@ class RecordingStorageTest {
         bucket = new S3Storage(new S3Settings(s3.endpoint(), TestS3.REGION, s3.bucket("recordings"), "farm-a",
                 TestS3.ACCESS_KEY, TestS3.SECRET_KEY));
         directory = new LocalDirectoryStorage(dir.resolve("recordings"));
+        minio = Minio.startIfDocker("recordings");
     }
 
     @AfterAll
     static void stop() throws Exception {
         bucket.close();
         s3.close();
+        minio.ifPresent(Minio::close);
     }
 
     static Stream<RecordingStorage> storages() {
-        return Stream.of(bucket, directory);
+        return Stream.concat(Stream.of(bucket, directory), minio.map(Minio::storage).stream());
     }
 
     @ParameterizedTest

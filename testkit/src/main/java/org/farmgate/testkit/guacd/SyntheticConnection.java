@@ -74,6 +74,7 @@ public final class SyntheticConnection {
     private long streamTimer = -1;
     private long bytesSent;
     private long framesSent;
+    private long fastClockStart = -1;
     private byte[] ballast;
     private Buffer frameImage;
     private boolean chunkWriterBusy;
@@ -379,7 +380,7 @@ public final class SyntheticConnection {
     }
 
     private void writeFrame() {
-        String timestamp = String.valueOf(timestamp());
+        String timestamp = String.valueOf(frameTime());
         if (recorder != null) {
             syncsSent.putIfAbsent(timestamp, System.nanoTime());
         }
@@ -502,6 +503,20 @@ public final class SyntheticConnection {
 
     private static long timestamp() {
         return System.nanoTime() / 1_000_000;
+    }
+
+    /** guacd's clock for the next frame: the real one, or the fast one a frame at a time from the stream's start. */
+    private long frameTime() {
+        long step = options.clockStep().toMillis();
+        if (step == 0) {
+            return timestamp();
+        }
+        if (fastClockStart < 0) {
+            fastClockStart = timestamp();
+        }
+        synchronized (this) {
+            return fastClockStart + framesSent * step;
+        }
     }
 
     /** {@code img}, blobs of at most 6048 base64 characters (guacd's limit), {@code end}. */

@@ -24,6 +24,7 @@ public final class SyntheticGuacdOptions {
     private Duration frameInterval = Duration.ZERO;
     private int frameBytes;
     private boolean flood;
+    private Duration clockStep = Duration.ZERO;
     private int memoryPerConnectionMb;
     private int writeChunkBytes;
     private List<Instruction> afterReady = List.of();
@@ -109,6 +110,20 @@ public final class SyntheticGuacdOptions {
         frameInterval = Duration.ZERO;
         frameBytes = bytesPerFrame;
         flood = true;
+        return this;
+    }
+
+    /** How far guacd's clock moves per frame; zero: it is the real monotonic clock. */
+    public Duration clockStep() {
+        return clockStep;
+    }
+
+    /**
+     * A session played fast: each frame's {@code sync} is {@code step} after the one before, however soon it is sent
+     * (a frame a second sent every millisecond makes two hours of session in seconds).
+     */
+    public SyntheticGuacdOptions clockStep(Duration step) {
+        clockStep = step;
         return this;
     }
 
