@@ -184,7 +184,10 @@ function size(bytes) {
   return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
-/** The recordings the filters ask for (the newest 500), each with Play, and Delete for an admin. */
+/**
+ * The recordings the filters ask for (the newest 500), each with Play (a running session's up to now), and Delete
+ * for an admin.
+ */
 async function loadRecordings(playback) {
   const params = query(document.querySelector('form[data-for="recordings"]'), 0);
   params.set('limit', 500);
@@ -204,8 +207,8 @@ async function loadRecordings(playback) {
     element('td', {}, r.state, r.keys_included ? element('div', {class: 'small'}, 'keys recorded') : null,
       r.state_detail ? element('div', {class: 'small'}, r.state_detail) : null),
     element('td', {}, r.node_id),
-    element('td', {}, r.state === 'recording' ? '' : element('button', {class: 'play',
-      onclick: () => playback.play(r.name)}, 'Play'),
+    element('td', {}, element('button', {class: 'play', onclick: () => playback.play(r.name)},
+      r.state === 'recording' ? 'Play so far' : 'Play'),
     admin && r.state !== 'recording' ? element('button', {onclick: () => confirm(`Delete the recording of `
       + `${r.user}'s session? It cannot be brought back.`) && change('DELETE', '/api/recordings/'
       + encodeURIComponent(r.name), undefined, () => loadRecordings(playback))}, 'Delete') : ''))));

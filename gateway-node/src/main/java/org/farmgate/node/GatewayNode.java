@@ -73,6 +73,7 @@ import org.farmgate.node.peer.FenceBus;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.peer.PeerChannels;
 import org.farmgate.node.people.People;
+import org.farmgate.node.recording.LivePlayback;
 import org.farmgate.node.recording.RecordingLimits;
 import org.farmgate.node.recording.RecordingPolicy;
 import org.farmgate.node.recording.RecordingRescue;
@@ -287,7 +288,12 @@ public final class GatewayNode {
         new PeopleApi(vertx, people).mount(router, auth);
         new HostKeysApi(vertx, hostKeys, targets, sessions).mount(router, auth);
         new ThumbnailsApi(sessions, thumbnails).mount(router, auth);
-        new RecordingsApi(vertx, records, recordings, clock).mount(router, auth);
+        LivePlayback livePlayback = recordings == null ? null : new LivePlayback(config.nodeId(), recordings,
+                messenger, config.cluster().peerTimeout().toMillis());
+        if (livePlayback != null) {
+            livePlayback.serve();
+        }
+        new RecordingsApi(vertx, records, recordings, livePlayback, clock).mount(router, auth);
         if (config.oidc().enabled()) {
             new OidcSignIn(vertx, config.oidc(), runtime.loginFlows(), logins, clock, audit, clientAddresses, people)
                     .mount(router);

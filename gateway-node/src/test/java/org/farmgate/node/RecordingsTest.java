@@ -188,10 +188,7 @@ class RecordingsTest {
         Awaitility.await("frames go on while nobody watches").atMost(20, TimeUnit.SECONDS)
                 .until(() -> original.framesSent() > framesWhenLeft + 50);
         // More than a part's worth while away: parts go up while the session runs.
-        TestNode.await(() -> {
-            JsonNode row = recording(holder, session.sessionId());
-            return row != null && row.get("parts").asInt() >= 1;
-        }, "no part was uploaded while the session ran");
+        awaitAnUploadedPart(holder, session.sessionId());
         try (WsClient again = holder.attach(session)) {
             again.awaitInstruction("sync");
             Thread.sleep(200);
@@ -209,6 +206,58 @@ class RecordingsTest {
                         + received + " seen by the browsers");
     }
 
+    /**
+     * A running session's recording plays up to now from either node: the part already uploaded from storage, the
+     * rest from the node that records it; each playback is a whole Guacamole stream from its start, and what it
+     * played is the beginning of the recording completed at the session's end.
+     */
+    @Test
+    void aRunningSessionsRecordingPlaysUpToNowFromAnyNode() throws Exception {
+        SessionInfo session = cluster.node(1).sshSession();
+        TestNode holder = cluster.byId(session.nodeId());
+        TestNode other = cluster.nodes.stream().filter(node -> node != holder).findFirst().orElseThrow();
+        String path = "/api/recordings/" + session.sessionId();
+        List<String> played = new ArrayList<>();
+        try (WsClient client = holder.attach(session)) {
+            client.awaitInstruction("sync");
+            awaitAnUploadedPart(other, session.sessionId());
+            for (TestNode node : List.of(other, holder)) {
+                HttpResponse<String> live = node.request("GET", path, TestNode.ADMIN, null);
+                assertEquals(200, live.statusCode(), live::body);
+                assertEquals("recording", live.headers().firstValue("X-Recording-State").orElse(""));
+                assertTrue(live.body().length() > 5 << 20, "beyond the uploaded part: " + live.body().length());
+                List<Instruction> instructions = WsClient.parse(live.body()); // whole instructions, to the end
+                assertTrue(instructions.stream().anyMatch(i -> i.opcode().equals("sync")), "a stream from its start");
+                played.add(live.body());
+            }
+            assertTrue(played.get(1).length() >= played.get(0).length(), "later, longer");
+            try (HeadlessChromium chromium = new HeadlessChromium(1200, 900)) {
+                chromium.navigate("http://127.0.0.1:" + other.port() + "/records.html#recordings&token="
+                        + TestNode.ADMIN);
+                String button = "document.querySelector('tr[data-recording=\"" + session.sessionId()
+                        + "\"] button.play')";
+                chromium.awaitValue("String(" + button + " && " + button + ".textContent)", "Play so far", 15_000);
+                chromium.evaluate(button + ".click()");
+                chromium.awaitValue("String(['playing', 'paused'].includes(document.getElementById('player')"
+                        + ".dataset.state))", "true", 20_000);
+            }
+            int across = 5 << 20;
+            HttpResponse<String> range = other.request("GET", path, TestNode.ADMIN, null,
+                    Map.of("Range", "bytes=" + (across - 100) + "-" + (across + 99)));
+            assertEquals(206, range.statusCode(), range::body);
+            played.add(range.body());
+            client.drain();
+        }
+        assertEquals(204, holder.request("DELETE", "/api/sessions/" + session.sessionId(), TestNode.ADMIN, null)
+                .statusCode());
+        awaitRecording(other, session.sessionId(), "complete");
+        String complete = other.request("GET", path, TestNode.ADMIN, null).body();
+        assertTrue(complete.startsWith(played.get(0)) && complete.startsWith(played.get(1)),
+                "what was played while it ran is how the recording begins");
+        int across = 5 << 20;
+        assertEquals(complete.substring(across - 100, across + 100), played.get(2), "a range across the parts");
+    }
+
     /** Last: it kills a node of the class's cluster. */
     @Test
     @Order(Integer.MAX_VALUE)
@@ -218,10 +267,7 @@ class RecordingsTest {
         TestNode survivor = cluster.nodes.stream().filter(node -> node != holder).findFirst().orElseThrow();
         try (WsClient client = holder.attach(session)) {
             client.awaitInstruction("sync");
-            TestNode.await(() -> {
-                JsonNode row = recording(survivor, session.sessionId());
-                return row != null && row.get("parts").asInt() >= 1;
-            }, "no part was uploaded while the session ran");
+            awaitAnUploadedPart(survivor, session.sessionId());
             holder.crash();
         }
         TestNode.await(() -> TestCluster.clusterSize(survivor) == 1, "the dead node is still in the registry");
@@ -274,6 +320,13 @@ class RecordingsTest {
         }
         String text = instructions.get(at).encode();
         return text.length() > 120 ? text.substring(0, 120) + "…" : text;
+    }
+
+    private static void awaitAnUploadedPart(TestNode node, String sessionId) {
+        TestNode.await(() -> {
+            JsonNode row = recording(node, sessionId);
+            return row != null && row.get("parts").asInt() >= 1;
+        }, "no part was uploaded while the session ran");
     }
 
     private static JsonNode awaitRecording(TestNode node, String sessionId, String state) {

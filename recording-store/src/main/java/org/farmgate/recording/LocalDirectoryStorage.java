@@ -97,6 +97,13 @@ public final class LocalDirectoryStorage implements RecordingStorage {
     }
 
     @Override
+    public InputStream readPart(String key, String uploadId, int number, long first, long last) throws IOException {
+        RecordingStorage.checkKey(key);
+        return readRange(upload(uploadId).resolve(String.valueOf(number)), first, last,
+                "upload " + uploadId + " has no part " + number);
+    }
+
+    @Override
     public void abort(String key, String uploadId) throws IOException {
         deleteTree(upload(uploadId));
     }
@@ -109,11 +116,15 @@ public final class LocalDirectoryStorage implements RecordingStorage {
 
     @Override
     public InputStream read(String key, long first, long last) throws IOException {
+        return readRange(object(key), first, last, "no recording " + key);
+    }
+
+    private static InputStream readRange(Path file, long first, long last, String missing) throws IOException {
         FileChannel channel;
         try {
-            channel = FileChannel.open(object(key));
+            channel = FileChannel.open(file);
         } catch (NoSuchFileException e) {
-            throw new FileNotFoundException("no recording " + key);
+            throw new FileNotFoundException(missing);
         }
         channel.position(first);
         InputStream all = Channels.newInputStream(channel);

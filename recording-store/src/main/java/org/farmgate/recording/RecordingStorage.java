@@ -7,8 +7,9 @@ import java.util.OptionalLong;
 
 /**
  * Where recordings are kept, as S3's multipart upload shapes it: an upload is begun, given numbered parts while its
- * session runs (every part but the last at least {@link #MIN_PART_BYTES}), and completed into one object, which is
- * then read by ranges and deleted. Every call blocks: the node calls it from threads of its own, never an event loop.
+ * session runs (every part but the last at least {@link #MIN_PART_BYTES}), each readable as soon as it is taken (a
+ * running session's recording plays up to its last part), and completed into one object, which is then read by
+ * ranges and deleted. Every call blocks: the node calls it from threads of its own, never an event loop.
  *
  * <p>{@link #complete} is idempotent, so that any node may finish an upload whose node is gone, and a node that
  * finished one before it could say so finishes it again harmlessly.
@@ -37,6 +38,14 @@ public interface RecordingStorage extends AutoCloseable {
      * @throws java.io.FileNotFoundException when neither the upload nor the object exists, or there is no part
      */
     long complete(String key, String uploadId, java.util.List<String> tags) throws IOException;
+
+    /**
+     * Bytes {@code first} to {@code last} (inclusive) of part {@code number} of an upload not completed yet, streamed:
+     * a recording played while its session still runs.
+     *
+     * @throws java.io.FileNotFoundException when the upload has no such part (any more: completed, or aborted)
+     */
+    InputStream readPart(String key, String uploadId, int number, long first, long last) throws IOException;
 
     /** Drops an upload and its parts; nothing is left of it. */
     void abort(String key, String uploadId) throws IOException;

@@ -22,11 +22,17 @@ import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
+import software.amazon.awssdk.services.s3.model.S3Object;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Recordings in an S3-compatible bucket, by AWS's SDK over the JDK's own HTTP client (one connection per call, which
  * a few uploads a minute per session do not miss; it keeps Netty's and Apache's clients out of the node).
+ *
+ * <p>A part is uploaded as an object of its own ({@code <key>.parts/<n>}), readable at once, so a running session's
+ * recording plays from any node up to its last part; completing copies the parts into a multipart upload inside
+ * storage ({@code UploadPartCopy}, no byte from the node again) and deletes them. The price: a part's bytes are kept
+ * twice in the bucket until its recording completes, and three requests per part instead of one.
  *
  * <p>Checksums are sent and checked only where S3 requires them,
  * since several S3-compatible servers refuse the SDK's newer default trailers.
@@ -57,10 +63,11 @@ public final class S3Storage implements RecordingStorage {
                 .contentType("application/octet-stream")).uploadId());
     }
 
+    /** A part is an object of its own until completion, so that it can be read while the session runs. */
     @Override
     public String part(String key, String uploadId, int number, Path file) throws IOException {
-        return call(() -> s3.uploadPart(r -> r.bucket(settings.bucket()).key(name(key)).uploadId(uploadId)
-                .partNumber(number), RequestBody.fromFile(file))).eTag();
+        return call(() -> s3.putObject(r -> r.bucket(settings.bucket()).key(partName(key, number))
+                .contentType("application/octet-stream"), RequestBody.fromFile(file))).eTag();
     }
 
     @Override
@@ -70,18 +77,35 @@ public final class S3Storage implements RecordingStorage {
             abort(key, uploadId);
             throw new FileNotFoundException("recording " + key + " has no part");
         }
-        List<CompletedPart> parts = new ArrayList<>();
-        for (int i = 0; i < tags.size(); i++) {
-            parts.add(CompletedPart.builder().partNumber(i + 1).eTag(tags.get(i)).build());
-        }
         try {
+            // Copied into the upload by storage itself: no byte travels from the node again.
+            List<CompletedPart> parts = new ArrayList<>();
+            for (int number = 1; number <= tags.size(); number++) {
+                int part = number;
+                String copied = call(() -> s3.uploadPartCopy(r -> r.sourceBucket(settings.bucket())
+                        .sourceKey(partName(key, part)).destinationBucket(settings.bucket())
+                        .destinationKey(name(key)).uploadId(uploadId).partNumber(part))).copyPartResult().eTag();
+                parts.add(CompletedPart.builder().partNumber(number).eTag(copied).build());
+            }
             call(() -> s3.completeMultipartUpload(r -> r.bucket(settings.bucket()).key(name(key)).uploadId(uploadId)
                     .multipartUpload(m -> m.parts(parts))));
         } catch (StorageMissingException gone) {
             // Completed before (here or by another node), or aborted: the object says which.
         }
-        return size(key).orElseThrow(() -> new FileNotFoundException("no upload " + uploadId + " and no "
+        long size = size(key).orElseThrow(() -> new FileNotFoundException("no upload " + uploadId + " and no "
                 + "recording " + key));
+        deleteParts(key);
+        return size;
+    }
+
+    @Override
+    public InputStream readPart(String key, String uploadId, int number, long first, long last) throws IOException {
+        try {
+            return call(() -> s3.getObject(r -> r.bucket(settings.bucket()).key(partName(key, number))
+                    .range("bytes=" + first + "-" + last)));
+        } catch (StorageMissingException gone) {
+            throw new FileNotFoundException("upload " + uploadId + " has no part " + number);
+        }
     }
 
     @Override
@@ -90,6 +114,17 @@ public final class S3Storage implements RecordingStorage {
             call(() -> s3.abortMultipartUpload(r -> r.bucket(settings.bucket()).key(name(key)).uploadId(uploadId)));
         } catch (StorageMissingException gone) {
             // nothing left to drop
+        }
+        deleteParts(key);
+    }
+
+    /** The parts' own objects, however many there were (listed: a part sent twice or a count unknown leaves none). */
+    private void deleteParts(String key) throws IOException {
+        String parts = partName(key, 0);
+        String prefix = parts.substring(0, parts.length() - 1);
+        for (S3Object part : call(() -> s3.listObjectsV2Paginator(r -> r.bucket(settings.bucket()).prefix(prefix))
+                .contents().stream().toList())) {
+            call(() -> s3.deleteObject(r -> r.bucket(settings.bucket()).key(part.key())));
         }
     }
 
@@ -130,6 +165,10 @@ public final class S3Storage implements RecordingStorage {
 
     private String name(String key) {
         return settings.prefix() + RecordingStorage.checkKey(key);
+    }
+
+    private String partName(String key, int number) {
+        return name(key) + ".parts/" + number;
     }
 
     /** The SDK's unchecked failures as the interface's: a missing key or upload apart, the rest as I/O. */

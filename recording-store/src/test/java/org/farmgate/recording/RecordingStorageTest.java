@@ -67,8 +67,13 @@ class RecordingStorageTest {
         storage.part(key, upload, 1, file(bytes(9, (int) RecordingStorage.MIN_PART_BYTES)));
         String lastTag = storage.part(key, upload, 2, file(last));
         String firstTag = storage.part(key, upload, 1, file(first));
+        assertArrayEquals(Arrays.copyOfRange(first, 10, 20), readPart(storage, key, upload, 1, 10, 19),
+                "a part is read while the session runs, the last copy sent");
+        assertArrayEquals(last, readPart(storage, key, upload, 2, 0, last.length - 1L));
 
         assertEquals(first.length + last.length, storage.complete(key, upload, List.of(firstTag, lastTag)));
+        assertThrows(FileNotFoundException.class, () -> storage.readPart(key, upload, 2, 0, 1).close(),
+                "the parts are gone once they are one recording");
         assertEquals(OptionalLong.of(first.length + last.length), storage.size(key));
         assertEquals(first.length + last.length, storage.complete(key, upload, List.of(firstTag, lastTag)),
                 "completing again is harmless");
@@ -95,6 +100,7 @@ class RecordingStorageTest {
         storage.abort(key, upload);
         storage.abort(key, upload);
         assertTrue(storage.size(key).isEmpty());
+        assertThrows(FileNotFoundException.class, () -> storage.readPart(key, upload, 1, 0, 1).close());
         assertThrows(FileNotFoundException.class, () -> storage.complete(key, upload, List.of(tag)));
     }
 
@@ -160,6 +166,13 @@ class RecordingStorageTest {
 
     private static byte[] read(RecordingStorage storage, String key, long first, long last) throws IOException {
         try (InputStream in = storage.read(key, first, last)) {
+            return in.readAllBytes();
+        }
+    }
+
+    private static byte[] readPart(RecordingStorage storage, String key, String upload, int number, long first,
+            long last) throws IOException {
+        try (InputStream in = storage.readPart(key, upload, number, first, last)) {
             return in.readAllBytes();
         }
     }

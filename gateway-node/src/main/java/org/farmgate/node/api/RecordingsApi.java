@@ -7,11 +7,11 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
 import java.io.InputStream;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletionStage;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,13 +29,16 @@ import org.farmgate.node.async.Stages;
 import org.farmgate.node.auth.Authenticator;
 import org.farmgate.node.auth.Identity;
 import org.farmgate.node.http.Responses;
+import org.farmgate.node.recording.LivePlayback;
 import org.farmgate.node.recording.Recordings;
 import org.farmgate.recording.RecordingStorage;
 
 /**
  * rustguac's recordings routes, for a cluster: {@code GET /api/recordings} lists the index (filters, pages),
  * {@code GET /api/recordings/{name}} streams one from storage with HTTP ranges, and {@code DELETE} removes one.
- * Any node answers any of them: the recording is in shared storage and the index in the database.
+ * Any node answers any of them: the recording is in shared storage and the index in the database. A session's
+ * recording plays while the session runs too, up to what reached its node's disk ({@link LivePlayback}); the
+ * response says which ({@code X-Recording-State}).
  *
  * <p>Who may watch: admins and auditors every recording; a session's owner theirs only where the site allows it
  * ({@code GW_RECORDING_OWNER_ACCESS}). Every playback is an audit event ({@code recording.play}; the player's later
@@ -52,13 +55,15 @@ public final class RecordingsApi {
     private final Vertx vertx;
     private final DurableStore store;
     private final Recordings recordings;
+    private final LivePlayback live;
     private final Clock clock;
 
-    /** @param recordings null when this node records nothing (then only the index is read) */
-    public RecordingsApi(Vertx vertx, DurableStore store, Recordings recordings, Clock clock) {
+    /** @param recordings null when this node records nothing (then only the index is read), and so is live */
+    public RecordingsApi(Vertx vertx, DurableStore store, Recordings recordings, LivePlayback live, Clock clock) {
         this.vertx = vertx;
         this.store = store;
         this.recordings = recordings;
+        this.live = live;
         this.clock = clock;
     }
 
@@ -101,36 +106,50 @@ public final class RecordingsApi {
         return out;
     }
 
+    /** What a playback reads: bytes {@code first} to {@code last}, inclusive. Blocking: a worker's. */
+    private interface Opener {
+        InputStream open(long first, long last) throws IOException;
+    }
+
+    /** A recording to play: its row, its size when the playback began, and how to read it. */
+    private record Playable(RecordingRow row, long size, Opener opener) {
+    }
+
     private void play(RoutingContext ctx) {
         String id = sessionId(ctx);
         Identity who = Authenticator.identity(ctx);
-        RecordingStorage storage = storage();
         await(store.run(Operation.recording(id))).map(found -> found.filter(row -> visible(who, row))
                 .filter(row -> !RecordingRow.DELETED.equals(row.state()))
-                .orElseThrow(() -> new NotFoundException("no recording " + id))).compose(row -> {
-                    if (RecordingRow.RECORDING.equals(row.state())) {
-                        throw new ConflictException("recording " + id + " is still being made: it plays once its "
-                                + "session ends");
-                    }
-                    return reads().executeBlocking(() -> storage.size(row.storageKey()), false)
-                            .map(size -> new Object[] {row, size});
-                }).onFailure(ctx::fail).onSuccess(found -> {
-                    RecordingRow row = (RecordingRow) found[0];
-                    OptionalLong size = (OptionalLong) found[1];
-                    if (size.isEmpty()) {
-                        ctx.fail(new NotFoundException("recording " + id + " is in the index but not in storage"));
-                        return;
-                    }
+                .orElseThrow(() -> new NotFoundException("no recording " + id)))
+                .compose(row -> RecordingRow.RECORDING.equals(row.state()) ? running(row) : stored(row))
+                .onFailure(ctx::fail).onSuccess(playable -> {
                     try {
-                        serve(ctx, row, size.getAsLong());
+                        serve(ctx, playable);
                     } catch (RuntimeException refused) { // a Range header it cannot take: the caller's error
                         ctx.fail(refused);
                     }
                 });
     }
 
-    private void serve(RoutingContext ctx, RecordingRow row, long size) {
+    private Future<Playable> stored(RecordingRow row) {
+        RecordingStorage storage = storage();
+        return reads().executeBlocking(() -> storage.size(row.storageKey()), false).map(size -> new Playable(row,
+                size.orElseThrow(() -> new NotFoundException("recording " + row.name() + " is in the index but not "
+                        + "in storage")), (first, last) -> storage.read(row.storageKey(), first, last)));
+    }
+
+    /** A session's recording while it runs: up to what reached its node's disk when the playback began. */
+    private Future<Playable> running(RecordingRow row) {
+        LivePlayback live = live();
+        return live.view(row.nodeId(), row.sessionId()).map(view -> new Playable(row, view.total(),
+                (first, last) -> live.open(row.nodeId(), row.sessionId(), row.storageKey(), view, first, last)));
+    }
+
+    private void serve(RoutingContext ctx, Playable playable) {
+        RecordingRow row = playable.row();
+        long size = playable.size();
         HttpServerResponse response = ctx.response().putHeader("Accept-Ranges", "bytes")
+                .putHeader("X-Recording-State", row.state())
                 .putHeader("Content-Type", "application/octet-stream")
                 .putHeader("Content-Disposition", "inline; filename=\"" + row.name() + "\"")
                 .putHeader("Cache-Control", "private, no-store");
@@ -176,7 +195,7 @@ public final class RecordingsApi {
         }
         long from = first;
         long to = last;
-        reads().executeBlocking(() -> storage().read(row.storageKey(), from, to), false)
+        reads().executeBlocking(() -> playable.opener().open(from, to), false)
                 .onFailure(ctx::fail).onSuccess(in -> pump(response, in));
     }
 
@@ -243,6 +262,13 @@ public final class RecordingsApi {
             throw new NotFoundException("this gateway keeps no recordings (GW_RECORDING=off)");
         }
         return recordings.worker();
+    }
+
+    private LivePlayback live() {
+        if (live == null) {
+            throw new NotFoundException("this gateway keeps no recordings (GW_RECORDING=off)");
+        }
+        return live;
     }
 
     private RecordingStorage storage() {

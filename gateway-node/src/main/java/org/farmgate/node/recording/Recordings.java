@@ -200,6 +200,11 @@ public final class Recordings implements Recorders, AutoCloseable {
         return settings.spoolBytes();
     }
 
+    /** The recording this node is making of {@code sessionId}, or null. */
+    SessionRecording running(String sessionId) {
+        return active.get(sessionId);
+    }
+
     void forget(SessionRecording recording) {
         active.remove(recording.sessionId(), recording);
     }

@@ -51,6 +51,7 @@ final class SessionRecording implements RecordingTap {
     private final String key;
     private final boolean keys;
     private final PartSpool spool;
+    private final RecordedSoFar soFar = new RecordedSoFar();
 
     private final DisplayStart displayStart = new DisplayStart();
     private long guacdMillis = -1;
@@ -90,6 +91,7 @@ final class SessionRecording implements RecordingTap {
     void begin(Instant startedAt, String nodeId) {
         chainUpload(() -> {
             uploadId = owner.storage().begin(key);
+            soFar.begun(uploadId);
             owner.store().record(new Fact.RecordingStarted(sessionId, key, uploadId, nodeId, startedAt, keys));
             return null;
         }, "begin the upload of");
@@ -221,6 +223,7 @@ final class SessionRecording implements RecordingTap {
                 inMemory -= chunk.length;
             }
             int sealed = spool.append(chunk);
+            soFar.appended(chunk.length, sealed > 0);
             onDisk += chunk.length;
             if (onDisk > owner.spoolBytes()) {
                 stop("storage did not keep up: " + (onDisk >> 20) + " MiB waited to be uploaded "
@@ -231,6 +234,16 @@ final class SessionRecording implements RecordingTap {
             }
             return null;
         }, "write the spool of");
+    }
+
+    /** This recording as it is now, to be played while its session runs. */
+    LivePlayback.View soFar() {
+        return soFar.view();
+    }
+
+    /** Up to {@code max} of its bytes from {@code from} (fewer at a part's end). Blocking: a worker's. */
+    byte[] readSoFar(long from, int max) throws IOException {
+        return soFar.read(from, max, spool::file, owner.storage(), key);
     }
 
     /** Stops taking bytes; what was taken is still uploaded, and the recording ends incomplete with why. */
@@ -251,6 +264,7 @@ final class SessionRecording implements RecordingTap {
             String tag = owner.storage().part(key, uploadId, number, file);
             tags.add(tag);
             owner.store().record(new Fact.RecordingPart(sessionId, number, tag, size));
+            soFar.uploaded(number);
             Files.deleteIfExists(file);
             onDisk -= size;
             owner.metrics().uploaded(size);
@@ -277,6 +291,7 @@ final class SessionRecording implements RecordingTap {
         // Sealing chains the last part's upload, then the completion, so both come after every write and upload.
         chain(() -> {
             int last = spool.seal();
+            soFar.sealed();
             if (last > 0) {
                 upload(last);
             }
