@@ -205,7 +205,9 @@ async function loadRecordings(playback) {
     element('td', {}, r.ended_at ? duration(Math.round((new Date(r.ended_at) - new Date(r.created_at)) / 1000)) : ''),
     element('td', {}, size(r.size_bytes)),
     element('td', {}, r.state, r.keys_included ? element('div', {class: 'small'}, 'keys recorded') : null,
-      r.state_detail ? element('div', {class: 'small'}, r.state_detail) : null),
+      r.state_detail ? element('div', {class: 'small'}, r.state_detail) : null,
+      r.joins && r.joins.length ? element('div', {class: 'small'}, 'joined by ' + r.joins
+        .map(join => join.who + (join.share ? ' (share link)' : '')).join(', ')) : null),
     element('td', {}, r.node_id),
     element('td', {}, element('button', {class: 'play', onclick: () => playback.play(r.name)},
       r.state === 'recording' ? 'Play so far' : 'Play'),

@@ -29,12 +29,13 @@ import java.util.UUID;
         @JsonSubTypes.Type(value = Fact.HostKeyForgotten.class, name = "host_key_forgotten"),
         @JsonSubTypes.Type(value = Fact.RecordingStarted.class, name = "recording_started"),
         @JsonSubTypes.Type(value = Fact.RecordingPart.class, name = "recording_part"),
+        @JsonSubTypes.Type(value = Fact.RecordingJoined.class, name = "recording_joined"),
         @JsonSubTypes.Type(value = Fact.RecordingEnded.class, name = "recording_ended"),
         @JsonSubTypes.Type(value = Fact.RecordingDeleted.class, name = "recording_deleted"),
         @JsonSubTypes.Type(value = AuditEvent.class, name = "audit")})
 public sealed interface Fact permits Fact.SessionOpened, Fact.SessionAttached, Fact.SessionClosed,
         Fact.WatcherJoined, Fact.WatcherLeft, Fact.NodeRestarted, Fact.TokenRevoked, Fact.PersonSignedIn,
-        Fact.HostKeyKept, Fact.HostKeyForgotten, Fact.RecordingStarted, Fact.RecordingPart, Fact.RecordingEnded,
+        Fact.HostKeyKept, Fact.HostKeyForgotten, Fact.RecordingStarted, Fact.RecordingPart, Fact.RecordingJoined, Fact.RecordingEnded,
         Fact.RecordingDeleted, AuditEvent {
 
     /** The database keeps microseconds; a fact keeps what the database will, so that hashes agree. */
@@ -150,6 +151,17 @@ public sealed interface Fact permits Fact.SessionOpened, Fact.SessionAttached, F
 
     /** Part {@code number} (from 1) of a recording was uploaded; its tag completes the upload. */
     record RecordingPart(String sessionId, int number, String tag, long bytes) implements Fact {
+    }
+
+    /**
+     * Someone joined a recorded session while it ran: a watcher by a share link ({@code shared}), or its own user on
+     * a connection of their own. Their display is the session's, recorded once; the join is noted beside it.
+     */
+    record RecordingJoined(String sessionId, String who, boolean shared, Instant at) implements Fact {
+
+        public RecordingJoined {
+            at = micros(at);
+        }
     }
 
     /**

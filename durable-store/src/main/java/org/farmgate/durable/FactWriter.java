@@ -104,6 +104,8 @@ final class FactWriter {
             recordings.started(connection, started);
         } else if (fact instanceof Fact.RecordingPart part) {
             recordings.part(connection, part);
+        } else if (fact instanceof Fact.RecordingJoined joined) {
+            recordings.joined(connection, joined);
         } else if (fact instanceof Fact.RecordingEnded ended) {
             recordings.ended(connection, ended);
         } else if (fact instanceof Fact.RecordingDeleted deleted) {

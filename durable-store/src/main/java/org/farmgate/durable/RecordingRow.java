@@ -3,6 +3,7 @@ package org.farmgate.durable;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -30,7 +31,25 @@ public record RecordingRow(
         @JsonProperty("owner_id") String ownerId,
         @JsonProperty("address_book_entry") String entry,
         @JsonProperty("address_book_folder") String folder,
-        @JsonProperty("entry_display_name") String displayName) {
+        @JsonProperty("entry_display_name") String displayName,
+        @JsonProperty("joins") List<Join> joins) {
+
+    /** Someone who joined the session while it was recorded: a watcher by a share link, or its user coming back. */
+    public record Join(@JsonProperty("who") String who, @JsonProperty("at") Instant at,
+            @JsonProperty("share") boolean share) {
+
+        static String line(Instant at, String who, boolean share) {
+            return at + "\t" + who.replace('\t', ' ').replace('\n', ' ') + "\t" + (share ? "share" : "attach");
+        }
+
+        static List<Join> parse(String lines) {
+            if (lines == null || lines.isEmpty()) {
+                return List.of();
+            }
+            return Arrays.stream(lines.split("\n")).map(line -> line.split("\t", 3)).filter(f -> f.length == 3)
+                    .map(f -> new Join(f[1], Instant.parse(f[0]), f[2].equals("share"))).toList();
+        }
+    }
 
     public static final String RECORDING = "recording";
     public static final String COMPLETE = "complete";
@@ -39,6 +58,7 @@ public record RecordingRow(
 
     public RecordingRow {
         partTags = partTags == null ? List.of() : List.copyOf(partTags);
+        joins = joins == null ? List.of() : List.copyOf(joins);
     }
 
     /** rustguac's name of a recording: its file's. */

@@ -23,7 +23,7 @@ final class Recordings {
     private static final String SELECT = "SELECT r.session_id, r.storage_key, r.upload_id, r.node_id, r.started_at, "
             + "r.ended_at, r.keys_included, r.part_tags, r.size_bytes, r.state, r.state_detail, h.session_type, "
             + "h.hostname, h.created_by, h.created_by_email, h.owner_id, h.address_book_entry, "
-            + "h.address_book_folder, h.entry_display_name FROM session_recordings r "
+            + "h.address_book_folder, h.entry_display_name, r.joins FROM session_recordings r "
             + "LEFT JOIN session_history h ON h.session_id = r.session_id";
 
     private final Statements statements;
@@ -48,6 +48,14 @@ final class Recordings {
                 + "part_count = part_count + 1, size_bytes = size_bytes + ? WHERE session_id = ? AND part_count = ? "
                 + "AND state = ?", part.tag() + "\n", part.bytes(), part.sessionId(), part.number() - 1,
                 RecordingRow.RECORDING);
+    }
+
+    /** A join once (a fact landing twice finds its line there), while the column has room. */
+    void joined(Connection connection, Fact.RecordingJoined joined) throws SQLException {
+        String line = RecordingRow.Join.line(joined.at(), joined.who(), joined.shared());
+        statements.update(connection, "UPDATE session_recordings SET joins = joins || ? WHERE session_id = ? "
+                + "AND POSITION(? IN joins) = 0 AND LENGTH(joins) + ? <= 8192", line + "\n", joined.sessionId(),
+                line, line.length() + 1);
     }
 
     void ended(Connection connection, Fact.RecordingEnded ended) throws SQLException {
@@ -164,7 +172,8 @@ final class Recordings {
                         tags == null || tags.isEmpty() ? List.of() : Arrays.asList(tags.split("\n")),
                         rows.getLong(9), rows.getString(10), rows.getString(11), rows.getString(12),
                         rows.getString(13), rows.getString(14), rows.getString(15), rows.getString(16),
-                        rows.getString(17), rows.getString(18), rows.getString(19)));
+                        rows.getString(17), rows.getString(18), rows.getString(19),
+                        RecordingRow.Join.parse(rows.getString(20))));
             }
         }
         return out;

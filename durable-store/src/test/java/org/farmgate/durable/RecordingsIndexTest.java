@@ -30,7 +30,11 @@ class RecordingsIndexTest {
             store.record(new Fact.RecordingPart("s-1", 1, "tag-1", 5_242_880)); // again
             store.record(new Fact.RecordingPart("s-1", 3, "tag-3", 10)); // out of order: not the next part
             store.record(new Fact.RecordingPart("s-1", 2, "tag-2", 100));
-            HistoryTest.awaitWritten(store, 7);
+            Fact.RecordingJoined watcher = new Fact.RecordingJoined("s-1", "bob\tby link", true, T0.plusSeconds(5));
+            store.record(watcher);
+            store.record(watcher); // again
+            store.record(new Fact.RecordingJoined("s-1", "alice", false, T0.plusSeconds(9)));
+            HistoryTest.awaitWritten(store, 10);
 
             RecordingRow running = Rows.await(store.run(Operation.recording("s-1"))).orElseThrow();
             assertEquals(RecordingRow.RECORDING, running.state());
@@ -38,13 +42,16 @@ class RecordingsIndexTest {
             assertEquals(5_242_980, running.sizeBytes());
             assertEquals("alice", running.createdBy(), "the session's row says whose it was");
             assertTrue(running.keysIncluded());
+            assertEquals(List.of(new RecordingRow.Join("bob by link", T0.plusSeconds(5), true),
+                    new RecordingRow.Join("alice", T0.plusSeconds(9), false)), running.joins(),
+                    "who joined the recorded session, each once");
             SessionRow history = Rows.await(store.run(Operation.sessions(new SessionFilter(null, null, null, null,
                     null, null, 10, 0, null)))).rows().get(0);
             assertEquals("s-1.guac", history.recordingFile(), "the history row names its recording, as rustguac's");
 
             store.record(new Fact.RecordingEnded("s-1", T0.plusSeconds(60), true, null, 5_242_990));
             store.record(new Fact.RecordingEnded("s-1", T0.plusSeconds(90), false, "late, from a spool", 1));
-            HistoryTest.awaitWritten(store, 9);
+            HistoryTest.awaitWritten(store, 12);
             RecordingRow ended = Rows.await(store.run(Operation.recording("s-1"))).orElseThrow();
             assertEquals(RecordingRow.COMPLETE, ended.state(), "the first end stands");
             assertEquals(5_242_990, ended.sizeBytes());

@@ -201,7 +201,7 @@ class RealGuacdTest {
                     + "\",\"private_key\":" + com.fasterxml.jackson.databind.json.JsonMapper.builder().build()
                             .writeValueAsString(sshd.clientKey()) + "}";
             SessionInfo session = node.createSession(TestNode.ADMIN, body);
-            try (WsClient client = node.attach(session); AutoCloseable alive = keepAliveAfter(client)) {
+            try (WsClient client = node.attach(session); Kept alive = keepAliveAfter(client)) {
                 // the shell's prompt follows the first frame: ask again (a new picture each second) until it shows
                 Shown[] last = {null};
                 org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
@@ -236,15 +236,15 @@ class RealGuacdTest {
                     + "\",\"private_key\":" + com.fasterxml.jackson.databind.json.JsonMapper.builder().build()
                             .writeValueAsString(sshd.clientKey()) + "}";
             SessionInfo session = node.createSession(TestNode.ADMIN, body);
-            try (WsClient client = node.attach(session); AutoCloseable alive = keepAliveAfter(client)) {
-                Thread.sleep(1500); // the prompt
+            try (WsClient client = node.attach(session); Kept alive = keepAliveAfter(client)) {
+                alive.awaitQuiet(java.time.Duration.ofSeconds(1)); // the prompt
                 for (char c : "echo farmgate-was-here\r".toCharArray()) {
                     String keysym = c == '\r' ? String.valueOf(0xff0d) : String.valueOf((int) c);
                     client.send(Instruction.of("key", keysym, "1").encode() + Instruction.of("key", keysym, "0")
                             .encode());
                     Thread.sleep(30);
                 }
-                Thread.sleep(2000); // the echo
+                alive.awaitQuiet(java.time.Duration.ofSeconds(1)); // the echo
                 client.send("10.disconnect;");
             }
             String recording = recorded(node, session);
@@ -273,9 +273,9 @@ class RealGuacdTest {
         try (TestNode node = node(Map.of("GW_RECORDING", "all"))) {
             SessionInfo session = node.createSession(TestNode.ADMIN, "{\"session_type\":\"vnc\",\"hostname\":\""
                     + vnc[0] + "\",\"port\":" + vnc[1] + ",\"password\":\"" + vnc[2] + "\"}");
-            try (WsClient client = node.attach(session); AutoCloseable alive = keepAliveAfter(client)) {
+            try (WsClient client = node.attach(session); Kept alive = keepAliveAfter(client)) {
                 client.send(Instruction.of("mouse", "200", "150", "0").encode());
-                Thread.sleep(2000);
+                alive.awaitQuiet(java.time.Duration.ofSeconds(1)); // the pointer drawn where it went
                 client.send("10.disconnect;");
             }
             String recording = recorded(node, session);
@@ -306,8 +306,8 @@ class RealGuacdTest {
             SessionInfo session = node.createSession(TestNode.ADMIN, "{\"session_type\":\"rdp\",\"hostname\":\""
                     + rdp[0] + "\",\"port\":" + rdp[1] + ",\"username\":\"" + rdp[2] + "\",\"password\":\"" + rdp[3]
                     + "\",\"security\":\"any\",\"ignore_cert\":true,\"width\":1024,\"height\":768}");
-            try (WsClient client = node.attach(session); AutoCloseable alive = keepAliveAfter(client)) {
-                Thread.sleep(4000); // xrdp's login and the user's X session
+            try (WsClient client = node.attach(session); Kept alive = keepAliveAfter(client)) {
+                alive.awaitQuiet(java.time.Duration.ofMillis(1500)); // xrdp's login and the user's X session
                 client.send(Instruction.of("mouse", "512", "384", "0").encode());
                 for (char c : "echo rdp\r".toCharArray()) {
                     String keysym = c == '\r' ? String.valueOf(0xff0d) : String.valueOf((int) c);
@@ -315,7 +315,7 @@ class RealGuacdTest {
                             .encode());
                     Thread.sleep(30);
                 }
-                Thread.sleep(2000);
+                alive.awaitQuiet(java.time.Duration.ofSeconds(1)); // the echo
                 client.send("10.disconnect;");
             }
             String recording = recorded(node, session);
@@ -431,7 +431,7 @@ class RealGuacdTest {
     }
 
     /** Waits until guacd has drawn the session, then keeps it alive. */
-    private static AutoCloseable keepAliveAfter(WsClient client) throws Exception {
+    private static Kept keepAliveAfter(WsClient client) throws Exception {
         drawing(client);
         return keepAlive(client);
     }
@@ -493,21 +493,50 @@ class RealGuacdTest {
         }
     }
 
-    /** Keeps a client alive in guacd's eyes while the test does something else. */
-    private static AutoCloseable keepAlive(WsClient client) {
-        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors
+    private static Kept keepAlive(WsClient client) {
+        return new Kept(client);
+    }
+
+    /**
+     * Keeps a client alive in guacd's eyes while the test does something else (a {@code nop} a second, its syncs
+     * answered), and notes when guacd last drew, so that a test waits for a screen to settle instead of a fixed time.
+     */
+    private static final class Kept implements AutoCloseable {
+
+        private final java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors
                 .newSingleThreadScheduledExecutor();
-        timer.scheduleAtFixedRate(() -> {
-            try {
-                client.send("3.nop;");
-                for (Instruction instruction : client.drain()) {
-                    answer(client, instruction);
+        private volatile long lastDrawn = System.nanoTime();
+        private long ticks;
+
+        Kept(WsClient client) {
+            timer.scheduleAtFixedRate(() -> {
+                try {
+                    if (ticks++ % 10 == 0) {
+                        client.send("3.nop;");
+                    }
+                    for (Instruction instruction : client.drain()) {
+                        answer(client, instruction);
+                        if (!instruction.opcode().equals("sync") && !instruction.opcode().equals("nop")) {
+                            lastDrawn = System.nanoTime();
+                        }
+                    }
+                } catch (RuntimeException | org.farmgate.protocol.WireFormatException e) {
+                    // the client closed: nothing left to keep alive
                 }
-            } catch (RuntimeException | org.farmgate.protocol.WireFormatException e) {
-                // the client closed: nothing left to keep alive
-            }
-        }, 0, 1, java.util.concurrent.TimeUnit.SECONDS);
-        return timer::shutdownNow;
+            }, 0, 100, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        /** Until guacd has drawn nothing for {@code quiet} (a prompt shown, a login done, an echo drawn). */
+        void awaitQuiet(java.time.Duration quiet) {
+            org.awaitility.Awaitility.await("the screen settles").atMost(java.time.Duration.ofSeconds(30))
+                    .pollInterval(java.time.Duration.ofMillis(100))
+                    .until(() -> System.nanoTime() - lastDrawn >= quiet.toNanos());
+        }
+
+        @Override
+        public void close() {
+            timer.shutdownNow();
+        }
     }
 
     private static int active(TestNode node, SessionInfo session) {

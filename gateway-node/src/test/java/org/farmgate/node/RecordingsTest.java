@@ -198,6 +198,8 @@ class RecordingsTest {
                 .statusCode());
         JsonNode row = awaitRecording(holder, session.sessionId(), "complete");
         assertTrue(row.get("parts").asInt() >= 2, row::toString);
+        assertEquals(1, row.get("joins").size(), "the browser that came back joined once: " + row.get("joins"));
+        assertFalse(row.get("joins").get(0).get("share").asBoolean(), "its own user, not a watcher");
         String recording = holder.request("GET", "/api/recordings/" + session.sessionId(), TestNode.ADMIN, null)
                 .body();
         long recordedSyncs = WsClient.parse(recording).stream().filter(i -> i.opcode().equals("sync")).count();
@@ -246,11 +248,21 @@ class RecordingsTest {
                     Map.of("Range", "bytes=" + (across - 100) + "-" + (across + 99)));
             assertEquals(206, range.statusCode(), range::body);
             played.add(range.body());
+            JsonNode share = SharingTest.share(holder, TestNode.ADMIN, session, "{\"mode\":\"read-only\"}");
+            String ticket = SharingTest.shareTicket(holder, share.get("share_token").asText(), "bob").get("ticket")
+                    .asText();
+            try (WsClient watcher = SharingTest.attach(holder, session, ticket)) {
+                watcher.awaitInstruction("sync");
+            }
             client.drain();
         }
         assertEquals(204, holder.request("DELETE", "/api/sessions/" + session.sessionId(), TestNode.ADMIN, null)
                 .statusCode());
         awaitRecording(other, session.sessionId(), "complete");
+        JsonNode joins = awaitRecording(other, session.sessionId(), "complete").get("joins");
+        assertEquals(1, joins.size(), joins::toString);
+        assertEquals("bob", joins.get(0).get("who").asText(), "the watcher's join is noted beside the recording");
+        assertTrue(joins.get(0).get("share").asBoolean());
         String complete = other.request("GET", path, TestNode.ADMIN, null).body();
         assertTrue(complete.startsWith(played.get(0)) && complete.startsWith(played.get(1)),
                 "what was played while it ran is how the recording begins");

@@ -299,18 +299,18 @@ class SharingTest {
         }
     }
 
-    private static WsClient attach(TestNode node, SessionInfo session, String ticket) throws Exception {
+    static WsClient attach(TestNode node, SessionInfo session, String ticket) throws Exception {
         return node.connectRaw(session.wsUrl() + "?ticket=" + ticket, null);
     }
 
-    private static JsonNode share(TestNode node, String token, SessionInfo session, String body) throws Exception {
+    static JsonNode share(TestNode node, String token, SessionInfo session, String body) throws Exception {
         HttpResponse<String> response = node.request("POST", "/api/sessions/" + session.sessionId() + "/shares",
                 token, body);
         assertEquals(201, response.statusCode(), response::body);
         return TestNode.json(response);
     }
 
-    private static JsonNode shareTicket(TestNode node, String token, String name) throws Exception {
+    static JsonNode shareTicket(TestNode node, String token, String name) throws Exception {
         String body = "{\"share\":\"" + token + "\"" + (name == null ? "" : ",\"name\":\"" + name + "\"") + "}";
         HttpResponse<String> response = node.request("POST", "/api/share-ticket", null, body);
         assertEquals(200, response.statusCode(), response::body);

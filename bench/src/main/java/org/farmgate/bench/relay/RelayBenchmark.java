@@ -44,7 +44,10 @@ import picocli.CommandLine;
  * <p>{@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.relay.RelayBenchmark
  * [--node-jar PATH] [--rounds N] [--seconds S] [--frame-bytes B] [--sessions N]
  * [--phases throughput,latency,concurrent,sweep,recording] [--levels 10,25,50,100,200]
- * [--out-dir bench/target/results]}
+ * [--out-dir bench/target/results] [--guacd-port P --session JSON] [--warmup-seconds S]}
+ *
+ * <p>The recording phase runs through a synthetic guacd, or with {@code --guacd-port} through a real one to the
+ * console {@code --session} names, its processes' CPU counted with the node's (the host's cost).
  *
  * <p>The sweep phase sets latency against concurrency for three paths to the same guacd: direct, through the node,
  * and through guacamole-lite (when {@code bench/scripts/guacamole-lite.sh} has installed it), and draws it.
@@ -72,6 +75,15 @@ public final class RelayBenchmark implements Callable<Integer> {
     private List<Integer> levels;
     @Option(names = "--out-dir", defaultValue = "bench/target/results", description = "for the sweep's CSV and PNG")
     private Path outDir;
+    @Option(names = "--guacd-port", defaultValue = "0", description = "the recording phase through a real guacd on "
+            + "this loopback port (its processes' CPU counted with the node's: the host's cost); 0: a synthetic one")
+    private int realGuacdPort;
+    @Option(names = "--session", defaultValue = SESSION, description = "the recording phase's session (the body of "
+            + "POST /api/sessions): with a real guacd, a real console")
+    private String session;
+    @Option(names = "--warmup-seconds", defaultValue = "0", description = "the recording phase: load on each node "
+            + "before the first round, unmeasured (its JIT compiles then, not in a window)")
+    private int warmupSeconds;
 
     /**
      * guacd's side and the client's side on separate event loops, as they would be in separate processes; made by
@@ -229,49 +241,62 @@ public final class RelayBenchmark implements Callable<Integer> {
      * RSS and heap at its end, with every session still open.
      */
     private void recording(NodeProcess.Launch jar) throws Exception {
-        SyntheticGuacd guacd = SyntheticGuacd.start(vertx, "127.0.0.1", 0,
+        SyntheticGuacd synthetic = realGuacdPort > 0 ? null : SyntheticGuacd.start(vertx, "127.0.0.1", 0,
                 new SyntheticGuacdOptions().stream(Duration.ofMillis(50), 16 * 1024), false)
                 .await(10, TimeUnit.SECONDS);
+        int guacdPort = synthetic == null ? realGuacdPort : synthetic.port();
         Path plainData = Files.createTempDirectory("farmgate-bench-plain");
         Path recordedData = Files.createTempDirectory("farmgate-bench-recorded");
         // two nodes alone, side by side: each a member port of its own; a session ends with its client (no grace
         // with its guacd connection held, and recorded, for a client to come back)
-        try (NodeProcess plain = startNode(jar, guacd.port(), Map.of("GW_DATA_DIR", plainData.toString(),
+        try (NodeProcess plain = startNode(jar, guacdPort, Map.of("GW_DATA_DIR", plainData.toString(),
                 "GW_CLUSTER_PORT", String.valueOf(NodeProcess.freePort()), "GW_EVENTBUS_PORT", "0",
                 "GW_RELAY_PORT", "0", "GW_REATTACH_GRACE_SECS", "0"));
-                NodeProcess recorded = startNode(jar, guacd.port(), Map.of("GW_DATA_DIR", recordedData.toString(),
+                NodeProcess recorded = startNode(jar, guacdPort, Map.of("GW_DATA_DIR", recordedData.toString(),
                         "GW_CLUSTER_PORT", String.valueOf(NodeProcess.freePort()), "GW_EVENTBUS_PORT", "0",
                         "GW_RELAY_PORT", "0", "GW_REATTACH_GRACE_SECS", "0", "GW_RECORDING", "all",
                         "GW_RECORDING_KEYS", "true"))) {
-            System.out.printf("%n%d sessions, each a 16 KB frame every 50 ms, syncs answered: recording off and on%n",
-                    sessions);
-            System.out.printf("%-6s %-10s %12s %12s %10s %10s%n", "round", "recording", "MB/s", "node CPU %",
-                    "RSS MB", "heap MB");
+            System.out.printf("%n%d sessions (%s), syncs answered: recording off and on%n", sessions,
+                    synthetic == null ? "a real guacd on port " + guacdPort + ": " + session
+                            : "each a 16 KB frame every 50 ms");
+            for (NodeProcess node : warmupSeconds > 0 ? List.of(plain, recorded) : List.<NodeProcess>of()) {
+                measureMany(sessions, warmupSeconds, -1, () -> openRelay(node, true, session));
+                finished(recorded);
+            }
+            System.out.printf("%-6s %-10s %10s %11s %11s %11s %8s %8s%n", "round", "recording", "MB/s", "node CPU %",
+                    "guacd CPU %", "host CPU %", "RSS MB", "heap MB");
             double[][] cpu = new double[2][rounds];
+            double[][] host = new double[2][rounds];
             double[][] rss = new double[2][rounds];
             for (int r = 0; r < rounds; r++) {
                 for (int turn = 0; turn < 2; turn++) {
                     int which = (r + turn) % 2; // each goes first in every other round
                     NodeProcess node = which == 0 ? plain : recorded;
                     ProcessProbe.Reading[] memory = new ProcessProbe.Reading[1];
-                    Window window = measureMany(sessions, seconds, node.pid(), () -> openRelay(node, true),
+                    Window window = measureMany(sessions, seconds, node.pid(), () -> openRelay(node, true, session),
                             () -> memory[0] = ProcessProbe.read(node.pid()));
                     cpu[which][r] = window.nodeCpuPercent();
+                    host[which][r] = window.nodeCpuPercent() + window.guacdCpuPercent();
                     rss[which][r] = memory[0].rssKb() / 1024.0;
-                    System.out.printf(Locale.ROOT, "%-6d %-10s %12.1f %12.1f %10.0f %10.0f%n", r + 1,
-                            which == 0 ? "off" : "on", window.megabytesPerSecond(), cpu[which][r], rss[which][r],
-                            memory[0].heapUsedKb() / 1024.0);
+                    System.out.printf(Locale.ROOT, "%-6d %-10s %10.2f %11.1f %11.1f %11.1f %8.0f %8.0f%n", r + 1,
+                            which == 0 ? "off" : "on", window.megabytesPerSecond(), cpu[which][r],
+                            window.guacdCpuPercent(), host[which][r], rss[which][r], memory[0].heapUsedKb() / 1024.0);
                     if (which == 1) {
                         finished(recorded); // the ended sessions' last parts go up before the next window
                     }
                 }
             }
-            System.out.printf(Locale.ROOT, "median node CPU %.1f%% off, %.1f%% on (%+.1f%%); median RSS %.0f MB off, "
-                    + "%.0f MB on (%+.1f MB per recorded session)%n", Stats.median(cpu[0]), Stats.median(cpu[1]),
-                    100 * (Stats.median(cpu[1]) / Stats.median(cpu[0]) - 1), Stats.median(rss[0]),
-                    Stats.median(rss[1]), (Stats.median(rss[1]) - Stats.median(rss[0])) / sessions);
+            System.out.printf(Locale.ROOT, "median node CPU %.1f%% off, %.1f%% on (%+.1f%%); host (node and guacd) "
+                    + "%.1f%% off, %.1f%% on (%+.1f%%); median RSS %.0f MB off, %.0f MB on (%+.1f MB per recorded "
+                    + "session)%n", Stats.median(cpu[0]), Stats.median(cpu[1]),
+                    100 * (Stats.median(cpu[1]) / Stats.median(cpu[0]) - 1), Stats.median(host[0]),
+                    Stats.median(host[1]), 100 * (Stats.median(host[1]) / Stats.median(host[0]) - 1),
+                    Stats.median(rss[0]), Stats.median(rss[1]), (Stats.median(rss[1]) - Stats.median(rss[0]))
+                            / sessions);
         } finally {
-            guacd.close().await(10, TimeUnit.SECONDS);
+            if (synthetic != null) {
+                synthetic.close().await(10, TimeUnit.SECONDS);
+            }
         }
     }
 
@@ -376,7 +401,7 @@ public final class RelayBenchmark implements Callable<Integer> {
     }
 
     /** What one measuring window saw: bytes read, and CPU used by the node and by this process meanwhile. */
-    private record Window(long bytes, long nodeCpuMs, long benchCpuMs, long millis) {
+    private record Window(long bytes, long nodeCpuMs, long benchCpuMs, long guacdCpuMs, long millis) {
 
         double megabytesPerSecond() {
             return bytes / 1e6 / (millis / 1000.0);
@@ -392,6 +417,11 @@ public final class RelayBenchmark implements Callable<Integer> {
 
         double nodeCpuPercent() {
             return 100.0 * nodeCpuMs / millis;
+        }
+
+        /** What every process named guacd took: a real guacd's main process and its connections'. */
+        double guacdCpuPercent() {
+            return 100.0 * guacdCpuMs / millis;
         }
     }
 
@@ -415,6 +445,7 @@ public final class RelayBenchmark implements Callable<Integer> {
             Thread.sleep(1000);
             long nodeCpu = nodePid < 0 ? 0 : CpuClock.cpuMillis(nodePid);
             long benchCpu = CpuClock.selfCpuMillis();
+            long guacdCpu = CpuClock.cpuMillisOf("guacd");
             long start = System.nanoTime();
             long before = streams.stream().mapToLong(Stream::bytes).sum();
             Thread.sleep(seconds * 1000L);
@@ -422,10 +453,11 @@ public final class RelayBenchmark implements Callable<Integer> {
             long millis = (System.nanoTime() - start) / 1_000_000;
             long nodeCpuMs = nodePid < 0 ? 0 : CpuClock.cpuMillis(nodePid) - nodeCpu;
             long benchCpuMs = CpuClock.selfCpuMillis() - benchCpu;
+            long guacdCpuMs = CpuClock.cpuMillisOf("guacd") - guacdCpu;
             if (atEnd != null) {
                 atEnd.run();
             }
-            return new Window(bytes, nodeCpuMs, benchCpuMs, millis);
+            return new Window(bytes, nodeCpuMs, benchCpuMs, guacdCpuMs, millis);
         } finally {
             for (Stream stream : streams) {
                 stream.close();
@@ -446,7 +478,11 @@ public final class RelayBenchmark implements Callable<Integer> {
     }
 
     private Stream openRelay(NodeProcess node, boolean answer) throws Exception {
-        GatewayApi.Attach attach = new GatewayApi(node.baseUrl(), TOKEN).createSession(SESSION);
+        return openRelay(node, answer, SESSION);
+    }
+
+    private Stream openRelay(NodeProcess node, boolean answer, String body) throws Exception {
+        GatewayApi.Attach attach = new GatewayApi(node.baseUrl(), TOKEN).createSession(body);
         return openWebSocket(node.httpPort(), attach.wsPath(), answer);
     }
 

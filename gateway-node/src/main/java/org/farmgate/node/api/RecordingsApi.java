@@ -101,6 +101,7 @@ public final class RecordingsApi {
         out.put("ended_at", row.endedAt());
         out.put("keys_included", row.keysIncluded());
         out.put("parts", row.parts());
+        out.put("joins", row.joins());
         out.put("state", row.state());
         out.put("state_detail", row.stateDetail());
         return out;

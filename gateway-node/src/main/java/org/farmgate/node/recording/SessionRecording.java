@@ -162,6 +162,17 @@ final class SessionRecording implements RecordingTap {
                 : guacdMillis + (System.nanoTime() - guacdSeenNanos) / 1_000_000;
     }
 
+    /** Notes the join in the index, after the recording's start (a fact before it would find no row). */
+    @Override
+    public RecordingTap joinedBy(String who, boolean share) {
+        Instant at = owner.clock().instant();
+        chainUpload(() -> {
+            owner.store().record(new Fact.RecordingJoined(sessionId, who, share, at));
+            return null;
+        }, "note a join of");
+        return inputOnly();
+    }
+
     /** guacd records the pointer always (unless told not to) and keys when asked; so does this. */
     @Override
     public boolean wantsInput() {

@@ -32,6 +32,15 @@ public interface RecordingTap {
     /** Whether {@link #input} is worth calling at all. */
     boolean wantsInput();
 
+    /**
+     * The same recording, for a tunnel on a connection that joined the session ({@code who}: a watcher by a share
+     * link when {@code share}, else its own user on another connection): its input counts, its display is a copy of
+     * what is recorded already; the join itself is noted beside the recording.
+     */
+    default RecordingTap joinedBy(String who, boolean share) {
+        return inputOnly();
+    }
+
     /** The same recording, for a tunnel on a joined connection: its input counts, its display is a copy. */
     default RecordingTap inputOnly() {
         RecordingTap whole = this;

@@ -67,7 +67,8 @@ final class LocalAttach {
         Context context = vertx.getOrCreateContext(); // the WebSocket's: its handlers run here
         HandshakeRequest request = session.handshakeRequest(hints, defaultTimezone);
         // The session's own connection is recorded whole; a client joining it later adds only its input.
-        RecordingTap recording = request.join() == null ? session.recording() : session.recording().inputOnly();
+        RecordingTap recording = request.join() == null ? session.recording()
+                : session.recording().joinedBy(identity.name(), false);
         guacd.connect(request)
                 .onComplete(result -> metrics.handshake(result.succeeded() ? "ok" : result.cause()
                         instanceof GuacdException e ? String.valueOf(e.guacamoleCode()) : "failed", System.nanoTime() - started))
@@ -125,7 +126,7 @@ final class LocalAttach {
             }
             Tunnel tunnel = new Tunnel(context, ws, connection, session.id(), metrics, stallLimit,
                     (end, hold) -> place.ended(end), scope.readOnly() ? ClientInput.READ_ONLY : ClientInput.FULL,
-                    session.recording().inputOnly());
+                    session.recording().joinedBy(identity.name(), true));
             if (!place.started(tunnel)) {
                 connection.socket().close();
                 Closing.withError(ws, GuacamoleStatus.SESSION_CLOSED.code(), "the session has ended");
