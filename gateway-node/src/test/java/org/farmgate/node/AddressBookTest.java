@@ -204,6 +204,42 @@ class AddressBookTest {
         assertEquals(403, one.request("POST", "/api/addressbook/folders", ops, "{\"path\":\"x\"}").statusCode());
     }
 
+    /**
+     * A folder's {@code enable_recording} (in its {@code .config}, as an entry's) holds for its entries and for the
+     * subfolders below it; an entry's own word wins. This gateway keeps no recordings, so a session that must be
+     * recorded is refused, naming the folder.
+     */
+    @Test
+    void aFolderThatMustBeRecordedSaysSoForTheEntriesBelowIt() throws Exception {
+        TestNode one = cluster.node(1);
+        assertEquals(201, one.request("POST", "/api/addressbook/folders", TestNode.ADMIN,
+                "{\"path\":\"audited\",\"allowed_groups\":[\"ops\"],\"enable_recording\":true}").statusCode());
+        assertTrue(vault.get("rustguac/shared/audited/.config").getBoolean("enable_recording"));
+        assertEquals(201, one.request("POST", "/api/addressbook/folders", TestNode.ADMIN,
+                "{\"path\":\"audited/inner\",\"inherit_from_parent\":true}").statusCode());
+        for (String entry : List.of("{\"name\":\"box\",\"type\":\"ssh\",\"hostname\":\"127.0.0.1\"}",
+                "{\"name\":\"free\",\"type\":\"ssh\",\"hostname\":\"127.0.0.1\",\"enable_recording\":false}")) {
+            assertEquals(201, one.request("POST", "/api/addressbook/folders/shared/audited%2Finner/entries",
+                    TestNode.ADMIN, entry).statusCode());
+        }
+        HttpResponse<String> refused = one.request("POST",
+                "/api/addressbook/folders/shared/audited%2Finner/entries/box/connect", ops, "{}");
+        assertEquals(409, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("folder must be recorded"), refused.body());
+        HttpResponse<String> free = one.request("POST",
+                "/api/addressbook/folders/shared/audited%2Finner/entries/free/connect", ops, "{}");
+        assertEquals(201, free.statusCode(), "the entry's own word wins: " + free.body());
+        SessionInfo session = Json.mapper().readValue(free.body(), SessionInfo.class);
+        assertEquals(204, one.request("DELETE", "/api/sessions/" + session.sessionId(), TestNode.ADMIN, null)
+                .statusCode());
+        assertEquals(400, one.request("POST", "/api/addressbook/folders", TestNode.ADMIN,
+                "{\"path\":\"odd\",\"enable_recording\":\"yes\"}").statusCode());
+        for (String folder : List.of("audited/inner", "audited")) {
+            assertEquals(200, one.request("DELETE", "/api/addressbook/folders/shared/" + folder.replace("/", "%2F"), TestNode.ADMIN, null)
+                    .statusCode());
+        }
+    }
+
     @Test
     void entriesWrittenWrongAreABadRequestNamingTheField() throws Exception {
         // Each was a 500 on connect. A Vault of their own, so that the other tests' book stays as it is.

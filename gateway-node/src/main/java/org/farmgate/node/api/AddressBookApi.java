@@ -190,7 +190,7 @@ public final class AddressBookApi {
                 }
             }
             Object displayName = entry.fields().get("display_name");
-            boolean recorded = recordingPolicy.forEntry(entry.fields());
+            boolean recorded = recordingPolicy.forEntry(entry.fields(), folderRecording(book, folder));
             return personalValuesKept(who, entry).compose(ok -> sessions.createFromEntry(who, publicSpec, overrides,
                     new Origin(addresses.of(ctx.request()), new EntryRef(scope, path, name),
                             displayName == null ? null : displayName.toString(), recorded)));
@@ -198,6 +198,17 @@ public final class AddressBookApi {
             AuditedCalls.target(ctx, info.sessionId());
             SessionsApi.routeHint(ctx, info, routeCookieSeconds);
         });
+    }
+
+    /** What the folder or its nearest ancestor that says it says of recording; null when none does. */
+    private static Boolean folderRecording(AddressBook book, Folder folder) {
+        for (Folder at = folder; at != null; at = at.parentPath() == null ? null
+                : book.folder(at.scope(), at.parentPath()).orElse(null)) {
+            if (at.enableRecording() != null) {
+                return at.enableRecording();
+            }
+        }
+        return null;
     }
 
     /**
@@ -281,7 +292,8 @@ public final class AddressBookApi {
     }
 
     private static AddressBookSource.FolderSettings settings(ObjectNode body) {
-        JsonBody.onlyFields(body, List.of("path", "name", "description", "allowed_groups", "inherit_from_parent"));
+        JsonBody.onlyFields(body, List.of("path", "name", "description", "allowed_groups", "inherit_from_parent",
+                "enable_recording"));
         List<String> groups = new ArrayList<>();
         JsonNode allowed = body.get("allowed_groups");
         if (allowed != null && !allowed.isNull()) {
@@ -294,12 +306,17 @@ public final class AddressBookApi {
         if (inherit != null && !inherit.isBoolean()) {
             throw new InvalidRequestException("field 'inherit_from_parent' must be true or false");
         }
+        JsonNode recording = body.get("enable_recording");
+        if (recording != null && !recording.isNull() && !recording.isBoolean()) {
+            throw new InvalidRequestException("field 'enable_recording' must be true or false");
+        }
         String description = text(body, "description", null);
         if (description != null) {
             ShownText.check("description", description);
         }
         return new AddressBookSource.FolderSettings(description, groups,
-                inherit != null && inherit.asBoolean());
+                inherit != null && inherit.asBoolean(), recording == null || recording.isNull() ? null
+                        : recording.asBoolean());
     }
 
     /** An entry's stored fields: rustguac's, scalars only, {@code session_type} accepted for {@code type}. */

@@ -8,9 +8,9 @@ import org.farmgate.node.auth.Identity;
 import org.farmgate.node.config.RecordingSettings;
 
 /**
- * Whether a new session is recorded: the site's mode, then its address-book entry's {@code enable_recording}
- * (rustguac's field), or an admin's ask for an ad-hoc one; decided where the session is created and carried to its
- * node with its origin.
+ * Whether a new session is recorded: its address-book entry's {@code enable_recording} (rustguac's field), else its
+ * folder's (the same field in the folder's {@code .config}, the nearest folder up that says), else the site's mode;
+ * or an admin's ask for an ad-hoc one. Decided where the session is created and carried to its node with its origin.
  */
 public final class RecordingPolicy {
 
@@ -46,16 +46,25 @@ public final class RecordingPolicy {
         return true;
     }
 
-    /**
-     * A session from an entry with these public fields.
-     *
-     * @throws ConflictException when the entry must be recorded and this gateway keeps no recordings
-     */
+    /** A session from an entry with these public fields, in a folder that says nothing of recording. */
     public boolean forEntry(Map<String, Object> entry) {
+        return forEntry(entry, null);
+    }
+
+    /**
+     * A session from an entry with these public fields, in a folder whose setting (its own, or its nearest ancestor's
+     * that has one) is {@code folder}, null when none says. The most specific word wins: the entry's, the folder's,
+     * then the site's mode.
+     *
+     * @throws ConflictException when the session must be recorded and this gateway keeps no recordings
+     */
+    public boolean forEntry(Map<String, Object> entry, Boolean folder) {
         Object asked = entry.get("enable_recording");
         Boolean wanted = asked instanceof Boolean b ? b : asked == null ? null : Boolean.valueOf(asked.toString());
+        String who = wanted != null ? "this entry" : "this entry's folder";
+        wanted = wanted != null ? wanted : folder;
         if (Boolean.TRUE.equals(wanted) && !settings.enabled()) {
-            throw new ConflictException("this entry must be recorded (enable_recording) and this gateway keeps no "
+            throw new ConflictException(who + " must be recorded (enable_recording) and this gateway keeps no "
                     + "recordings (GW_RECORDING=off): ask an administrator");
         }
         if (wanted != null) {

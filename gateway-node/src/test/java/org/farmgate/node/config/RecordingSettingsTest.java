@@ -75,6 +75,17 @@ class RecordingSettingsTest {
         ConflictException refused = assertThrows(ConflictException.class,
                 () -> off.forEntry(Map.of("enable_recording", true)));
         assertTrue(refused.getMessage().contains("must be recorded"), refused.getMessage());
+        // A folder's word (its own or its nearest ancestor's) when the entry says nothing; the entry's wins.
+        for (var row : List.of(List.of(entries, Map.of(), true, true), List.of(all, Map.of(), false, false),
+                List.of(entries, Map.of("enable_recording", false), true, false),
+                List.of(all, Map.of("enable_recording", true), false, true))) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> entry = (Map<String, Object>) row.get(1);
+            assertEquals(row.get(3), ((RecordingPolicy) row.get(0)).forEntry(entry, (Boolean) row.get(2)),
+                    row::toString);
+        }
+        ConflictException folder = assertThrows(ConflictException.class, () -> off.forEntry(Map.of(), true));
+        assertTrue(folder.getMessage().contains("folder must be recorded"), folder.getMessage());
 
         // An admin may ask for an ad-hoc session to be recorded; nobody else may, and not where nothing is kept.
         Identity admin = new Identity("admin", "admin", Role.ADMIN, java.util.Set.of());

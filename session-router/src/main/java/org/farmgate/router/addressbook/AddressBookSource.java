@@ -53,7 +53,8 @@ public interface AddressBookSource {
                 "credentials kept per person need the address book in Vault (VAULT_ADDR); this one is a file");
     }
 
-    /** A folder's {@code .config}. */
-    record FolderSettings(String description, java.util.List<String> allowedGroups, boolean inheritFromParent) {
+    /** A folder's {@code .config}; {@code enableRecording} null when it does not say. */
+    record FolderSettings(String description, java.util.List<String> allowedGroups, boolean inheritFromParent,
+            Boolean enableRecording) {
     }
 }

@@ -49,13 +49,15 @@ public final class FileSource implements AddressBookSource {
             folder.path("allowed_groups").forEach(group -> groups.add(group.asText()));
             folders.add(new Folder(path.substring(path.lastIndexOf('/') + 1), "shared", path,
                     text(folder, "description", null), groups, folder.path("inherit_from_parent").asBoolean(false),
-                    false, entries, true));
+                    false, entries, true, folder.path("enable_recording").isBoolean()
+                            ? folder.path("enable_recording").asBoolean() : null));
         }
         List<Folder> withChildren = new ArrayList<>();
         for (Folder folder : folders) {
             boolean children = folders.stream().anyMatch(other -> folder.path().equals(other.parentPath()));
             withChildren.add(new Folder(folder.name(), folder.scope(), folder.path(), folder.description(),
-                    folder.allowedGroups(), folder.inheritFromParent(), children, folder.entries(), true));
+                    folder.allowedGroups(), folder.inheritFromParent(), children, folder.entries(), true,
+                    folder.enableRecording()));
         }
         withChildren.sort(Comparator.comparing(Folder::path));
         return new AddressBook(withChildren, clock.instant(), null);

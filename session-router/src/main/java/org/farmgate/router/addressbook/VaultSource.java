@@ -346,7 +346,12 @@ public final class VaultSource implements AddressBookSource {
         return new Folder(name, "shared", folderPath, config == null ? null : (String) config.get("description"),
                 config == null ? List.of() : groups(config.get("allowed_groups")),
                 config != null && Boolean.TRUE.equals(config.get("inherit_from_parent")), hasChildren, entries,
-                config != null);
+                config != null, config == null ? null : flag(config.get("enable_recording")));
+    }
+
+    /** A boolean as stored (true, or "true" from a hand-written secret), or null when it is not there. */
+    private static Boolean flag(Object value) {
+        return value == null ? null : value instanceof Boolean b ? b : Boolean.valueOf(value.toString());
     }
 
     /** The driver hands some refusals back as answers rather than exceptions (a 403 on a LIST, say). */
@@ -447,6 +452,9 @@ public final class VaultSource implements AddressBookSource {
         data.put("allowed_groups", groups);
         data.put("description", folder.description() == null ? "" : folder.description());
         data.put("inherit_from_parent", folder.inheritFromParent());
+        if (folder.enableRecording() != null) {
+            data.put("enable_recording", folder.enableRecording());
+        }
         call(() -> vault.logical().write(path(scope, folderPath, CONFIG), data));
     }
 

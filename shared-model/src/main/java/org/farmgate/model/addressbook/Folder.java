@@ -10,6 +10,8 @@ import java.util.List;
  *
  * @param path the folder's path under the scope, segments joined by {@code /}
  * @param configured whether the folder has a {@code .config}; without one only admins see it (rustguac's rule)
+ * @param enableRecording whether its sessions are recorded (its subfolders' too, unless they or their entries say
+ *     otherwise), as an entry's {@code enable_recording}; null when the folder does not say
  */
 public record Folder(
         @JsonProperty("name") String name,
@@ -20,7 +22,8 @@ public record Folder(
         @JsonProperty("inherit_from_parent") boolean inheritFromParent,
         @JsonProperty("has_children") boolean hasChildren,
         @JsonProperty("entries") List<EntryInfo> entries,
-        @com.fasterxml.jackson.annotation.JsonIgnore boolean configured) implements Serializable {
+        @com.fasterxml.jackson.annotation.JsonIgnore boolean configured,
+        @JsonProperty("enable_recording") Boolean enableRecording) implements Serializable {
 
     public Folder {
         allowedGroups = List.copyOf(allowedGroups);
