@@ -25,8 +25,9 @@ import org.farmgate.testkit.s3.TestS3;
 import org.junit.jupiter.api.Test;
 
 /**
- * Two hours of a session played fast: a synthetic guacd whose clock moves a second a frame sends a frame every
- * millisecond while no browser is attached (the anchor reads it). The node records the whole of it with memory that
+ * Two hours of a session played fast: a synthetic guacd whose clock moves two seconds a frame sends a frame every
+ * two milliseconds while no browser is attached (the anchor reads it). 8 MB/s: faster, a machine busy with the rest of
+ * the suite may let the disk's chain fall half a second behind, and the recording stops as designed (4 MiB waited). The node records the whole of it with memory that
  * does not grow with the recording, keeps its spool within a few parts, and serves it back as a stream, never whole.
  *
  * <p>The node runs in this JVM beside other tests, so memory is the heap after a collection, and "flat" is judged
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.Test;
  */
 class LongRecordingTest {
 
-    /** A frame a second for two hours. */
-    private static final int FRAMES = 7200;
+    /** A frame every two seconds for two hours. */
+    private static final int FRAMES = 3600;
     private static final int FRAME_BYTES = 16 * 1024;
     private static final long PART_BYTES = 5L << 20;
 
@@ -46,7 +47,7 @@ class LongRecordingTest {
             settings.putAll(Map.of("GW_RECORDING", "all", "GW_RECORDING_PART_MB", "5",
                     "GW_REATTACH_GRACE_SECS", "600"));
             SyntheticGuacdOptions playedFast = new SyntheticGuacdOptions()
-                    .stream(Duration.ofMillis(1), FRAME_BYTES).clockStep(Duration.ofSeconds(1));
+                    .stream(Duration.ofMillis(2), FRAME_BYTES).clockStep(Duration.ofSeconds(2));
             try (TestNode node = TestNode.start(playedFast, settings)) {
                 SessionInfo session = node.sshSession();
                 try (WsClient client = node.attach(session)) {
@@ -67,14 +68,15 @@ class LongRecordingTest {
                         null).statusCode());
 
                 double recordedBetween = recordedLate - recordedEarly;
-                assertTrue(recordedBetween > 60 << 20, "recorded in between: " + recordedBetween);
+                assertTrue(recordedBetween > 40 << 20, "recorded in between: " + recordedBetween + " (stopped: "
+                        + node.metric("farmgate_recordings_stopped_total") + ")");
                 assertTrue(heapLate - heapEarly < recordedBetween / 2, "the node's heap grew by "
                         + (heapLate - heapEarly) + " bytes while " + recordedBetween + " were recorded");
                 assertTrue(spool.get() <= 3 * PART_BYTES, "the spool held " + spool.get() + " bytes");
 
                 JsonNode row = node.awaitRecordingEnded(session.sessionId());
                 assertEquals("complete", row.get("state").asText(), row::toString);
-                assertTrue(row.get("parts").asInt() > 20, row::toString);
+                assertTrue(row.get("parts").asInt() > 10, row::toString);
                 streamsBackWithFlatMemory(node, session.sessionId(), row.get("size_bytes").asLong());
             }
         }
@@ -109,10 +111,10 @@ class LongRecordingTest {
             }
         }
         assertEquals(size, read);
-        assertTrue(heapHalfWay - heapBefore < size / 4, "the node's heap grew by " + (heapHalfWay - heapBefore)
+        assertTrue(heapHalfWay - heapBefore < size / 2, "the node's heap grew by " + (heapHalfWay - heapBefore)
                 + " bytes half-way through a recording of " + size);
         assertTrue(syncs[0] >= FRAMES, "syncs recorded: " + syncs[0]);
-        assertTrue(syncs[2] - syncs[1] >= Duration.ofHours(2).minusSeconds(1).toMillis(),
+        assertTrue(syncs[2] - syncs[1] >= Duration.ofHours(2).minusSeconds(2).toMillis(),
                 "the recording spans " + Duration.ofMillis(syncs[2] - syncs[1]));
     }
 
