@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -18,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import org.farmgate.testkit.client.GatewayApi;
 import org.farmgate.testkit.fault.FaultProxy;
 import org.farmgate.testkit.fault.Faults;
+import org.farmgate.bench.lab.LabNodes;
+import org.farmgate.bench.lab.NetnsLab;
 import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
 import org.farmgate.testkit.process.ClusterKeys;
@@ -115,28 +116,14 @@ final class Campaign implements AutoCloseable {
     }
 
     private void startNode(int k, boolean fullMemberList) throws IOException, InterruptedException {
-        List<String> members = new ArrayList<>();
+        List<Integer> members = new ArrayList<>();
         for (int other = 1; other <= count; other++) {
             if (fullMemberList || other == k) {
-                members.add(NetnsLab.host(other) + ":5701");
+                members.add(other);
             }
         }
-        Map<String, String> env = new HashMap<>();
-        env.put("GW_NODE_ID", "node-" + k);
-        env.put("GW_ADMIN_TOKEN", TOKEN);
-        env.put("GW_HTTP_HOST", NetnsLab.host(k));
-        env.put("GW_HTTP_PORT", String.valueOf(HTTP));
-        env.put("GW_CLUSTER_HOST", NetnsLab.host(k));
-        env.put("GW_CLUSTER_PORT", "5701");
-        env.put("GW_CLUSTER_MEMBERS", String.join(",", members));
-        env.put("GW_CLUSTER_NAME", "farmgate-campaign");
-        env.put("GW_CLUSTER_SECRETS_DIR", keys.toString());
-        env.put("GW_GUACD_HOST", NetnsLab.ROOT);
-        env.put("GW_GUACD_PORT", String.valueOf(linkPorts.get(k - 1)));
-        env.put("GW_MEMORY_BUDGET_MB", "100000");
-        env.put("GW_MAX_SESSIONS_PER_USER", "1000");
-        env.put("GW_MAX_MEMORY_MB_PER_USER", "10000000");
-        env.put("GW_LOG_LEVEL", "WARN");
+        Map<String, String> env = LabNodes.environment(k, members, "farmgate-campaign", keys, TOKEN, HTTP,
+                linkPorts.get(k - 1));
         nodes[k] = NodeProcess.start(launch, env, List.of("-Xmx256m", "-XX:+UseSerialGC"),
                 logs.resolve("node-" + k + ".log"), NetnsLab.on(k), NetnsLab.host(k));
         down[k] = false;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import org.farmgate.bench.lab.NetnsLab;
 import org.farmgate.testkit.process.NodeProcess;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -40,7 +40,8 @@ import picocli.CommandLine.Spec;
  * placement quality (memory reserved per node against its budget), over-commits (a node whose sessions cost more
  * than its budget, counted when one opens), refusals, messages and bytes per node per second by
  * contributor, create latency. Then one node dies and the run measures how long routers go on placing on it, and
- * when its entry is gone. Hazelcast's own traffic (member heartbeats) is modelled from its settings, not run.
+ * when its entry is gone. Hazelcast's own traffic (member heartbeats, anti-entropy) and the event bus's pings are
+ * modelled from their settings, not run; backups are sent as Hazelcast sends them.
  */
 @Command(name = "scale-simulation", mixinStandardHelpOptions = true,
         description = "The control plane from 3 to 1000 nodes, today's placement against power of d choices.")
@@ -70,6 +71,9 @@ public final class ScaleSimulation implements Callable<Integer> {
     private double fill;
     @Option(names = "--session-seconds", defaultValue = "60", description = "mean session length (10..3600)")
     private int sessionSeconds;
+    @Option(names = "--creates-per-second", defaultValue = "-1",
+            description = "a fixed arrival rate for the whole cluster instead of --fill's (0: an idle cluster)")
+    private double createsPerSecond;
     @Option(names = "--host-mb", defaultValue = "4096", description = "each node's host memory (1024..262144)")
     private long hostMb;
     @Option(names = "--latency-us", defaultValue = "250", description = "one-way latency between nodes (10..100000)")
@@ -102,6 +106,9 @@ public final class ScaleSimulation implements Callable<Integer> {
         Choices.require(spec, "--designs", designs, DESIGNS);
         check("--fill", fill, 0.1, 1.2);
         check("--session-seconds", sessionSeconds, 10, 3600);
+        if (createsPerSecond != -1) {
+            check("--creates-per-second", createsPerSecond, 0, 100_000);
+        }
         check("--host-mb", hostMb, 1024, 262_144);
         check("--latency-us", latencyMicros, 10, 100_000);
         check("--heartbeat-ms", heartbeatMillis, 100, 60_000);
@@ -167,18 +174,23 @@ public final class ScaleSimulation implements Callable<Integer> {
         double perNodeSecond;
         Map<String, Traffic.Count> contributors;
 
-        String line() {
+        /** The largest contributors, messages per node per second (each counted where it is sent and received). */
+        String topContributors(int count) {
             StringBuilder top = new StringBuilder();
             contributors.entrySet().stream()
                     .sorted(Comparator.comparingLong((Map.Entry<String, Traffic.Count> e) -> e.getValue().messages)
                             .reversed())
-                    .limit(4)
+                    .limit(count)
                     .forEach(e -> top.append(String.format("%s %.1f  ", e.getKey(),
                             e.getValue().messages / perNodeSecond)));
+            return top.toString().trim();
+        }
+
+        String line() {
             return String.format("%-6d %-12s %8d %6.2f %6.1f %6.1f %6.1f %5d %9.1f %9.1f %8.0f %8.1f %7d %7.1f  %s",
                     nodes, design, created, 100.0 * refused / Math.max(1, created + refused), meanUse, maxUse,
                     p99Deviation, overCommits, messagesPerNodeSecond, bytesPerNodeSecond / 1024, busiestPerSecond,
-                    createP95Millis, placedOnDead, convergedSeconds, top.toString().trim());
+                    createP95Millis, placedOnDead, convergedSeconds, topContributors(4));
         }
     }
 
@@ -206,7 +218,7 @@ public final class ScaleSimulation implements Callable<Integer> {
         }
         double capacity = size * (double) limits.budgetMb() / meanCharge;
         double meanLifeMicros = sessionSeconds * 1e6;
-        double arrivalsPerMicro = fill * capacity / meanLifeMicros;
+        double arrivalsPerMicro = createsPerSecond >= 0 ? createsPerSecond / 1e6 : fill * capacity / meanLifeMicros;
         long warmup = (long) (3 * meanLifeMicros);
         long measured = (long) (2 * meanLifeMicros);
         List<Long> createMicros = new ArrayList<>();
@@ -222,7 +234,9 @@ public final class ScaleSimulation implements Callable<Integer> {
             createSession(cluster, random, sessionNumber[0]++, meanLifeMicros, measuring[0], counts, createMicros,
                     overCommits);
         };
-        time.after(1, arrive[0]);
+        if (arrivalsPerMicro > 0) {
+            time.after(1, arrive[0]);
+        }
         time.after(warmup, () -> {
             measuring[0] = true;
             cluster.traffic.start();
@@ -242,12 +256,10 @@ public final class ScaleSimulation implements Callable<Integer> {
         measuring[0] = false;
         double seconds = measured / 1e6;
         result.perNodeSecond = seconds * size;
-        result.contributors = Map.copyOf(cluster.traffic.byContributor());
-        addHazelcastHeartbeats(cluster, size, seconds, result);
-        result.messagesPerNodeSecond = cluster.traffic.totalMessages() / result.perNodeSecond / 2
-                + hazelcastMessages(size, seconds) / result.perNodeSecond;
-        result.bytesPerNodeSecond = cluster.traffic.totalBytes() / result.perNodeSecond / 2
-                + hazelcastMessages(size, seconds) * Sizes.HEARTBEAT_BYTES / result.perNodeSecond;
+        result.contributors = cluster.traffic.byContributor();
+        result.messagesPerNodeSecond = cluster.traffic.totalMessages() / result.perNodeSecond / 2;
+        result.bytesPerNodeSecond = cluster.traffic.totalBytes() / result.perNodeSecond / 2;
+        addModelled(size, seconds, result);
         result.busiestPerSecond = cluster.traffic.mostMessages() / seconds;
         result.created = counts[0];
         result.refused = counts[1];
@@ -283,17 +295,35 @@ public final class ScaleSimulation implements Callable<Integer> {
         return result;
     }
 
-    /** Every member heartbeats every other once a second (our setting of Hazelcast's), one message each way. */
-    private static double hazelcastMessages(int size, double seconds) {
-        return (double) size * (size - 1) * seconds;
+    /** What the simulation does not run but counts: Hazelcast's own traffic and the event bus's pings. */
+    private record Modelled(String name, double messagesPerSecond, int bytes) {
     }
 
-    private static void addHazelcastHeartbeats(SimCluster cluster, int size, double seconds, Result result) {
-        Traffic.Count count = new Traffic.Count();
-        count.messages = (long) hazelcastMessages(size, seconds);
-        count.bytes = count.messages * Sizes.HEARTBEAT_BYTES;
+    /**
+     * Every member heartbeats every other once a second (our setting of Hazelcast's); every partition's owner sends
+     * its backups' replicas their versions every 30 s (Hazelcast's anti-entropy,
+     * {@code hazelcast.partition.backup.sync.interval}; a partition has up to six backup replicas, one on each other
+     * member, seen in the real nodes' operation counts); every event bus connection (one each way between two nodes
+     * once any message crossed) pings every 20 s and is answered (Vert.x's {@code clusterPingInterval}).
+     */
+    private static List<Modelled> modelled(int size) {
+        return List.of(
+                new Modelled("hazelcast.heartbeat (modelled)", (double) size * (size - 1), Sizes.HEARTBEAT_BYTES),
+                new Modelled("hazelcast.anti-entropy (modelled)",
+                        SimNetwork.PARTITIONS * Math.min(size - 1, 6) / 30.0, Sizes.ANTI_ENTROPY_BYTES),
+                new Modelled("eventbus.ping (modelled)", 2.0 * size * (size - 1) / 20, Sizes.EVENT_BUS_PING_BYTES));
+    }
+
+    private static void addModelled(int size, double seconds, Result result) {
         java.util.TreeMap<String, Traffic.Count> all = new java.util.TreeMap<>(result.contributors);
-        all.put("hazelcast.heartbeat (modelled)", count);
+        for (Modelled each : modelled(size)) {
+            Traffic.Count count = new Traffic.Count();
+            count.messages = (long) (each.messagesPerSecond() * seconds);
+            count.bytes = count.messages * each.bytes();
+            all.put(each.name(), count);
+            result.messagesPerNodeSecond += count.messages / result.perNodeSecond;
+            result.bytesPerNodeSecond += count.bytes / result.perNodeSecond;
+        }
         result.contributors = all;
     }
 
@@ -328,21 +358,37 @@ public final class ScaleSimulation implements Callable<Integer> {
                         createMicros.add(cluster.time.micros() - started);
                     }
                     SimNode host = cluster.members[Integer.parseInt(placement.nodeId().substring("node-".length()))];
-                    SessionInfo info = new SessionInfo(sessionId, kind.protocol(), SessionStatus.ACTIVE,
-                            Instant.EPOCH, "target", 3389, "someone", user, user, 1, host.nodeId,
-                            placement.chargedMb(), null, null);
-                    // the browser's tunnel reaches the node and guacd's connection opens
+                    SessionInfo pending = new SessionInfo(sessionId, kind.protocol(), SessionStatus.PENDING,
+                            Instant.EPOCH, "target", 3389, "someone", user, user, 0, host.nodeId,
+                            placement.chargedMb(), null, null).withRevision(1);
+                    if (host != router) { // the placing node asks the host to open it, on the event bus
+                        cluster.network.send(router.index, host.index, "eventbus.open", cluster.sizes.of(pending));
+                        cluster.network.send(host.index, router.index, "eventbus.open", cluster.sizes.of(pending));
+                    }
+                    host.opened(pending);
+                    // the browser asks the host for a ticket, its WebSocket brings it back and guacd's connection
+                    // opens
                     cluster.time.after(50_000, () -> {
-                        if (host.alive()) {
-                            if (host.open(info, placement.chargedMb())) {
+                        if (!host.alive()) {
+                            return;
+                        }
+                        host.ticketIssuedAndRedeemed(sessionId).thenAccept(ignored -> {
+                            SessionInfo active = new SessionInfo(sessionId, kind.protocol(), SessionStatus.ACTIVE,
+                                    Instant.EPOCH, "target", 3389, "someone", user, user, 1, host.nodeId,
+                                    placement.chargedMb(), null, null).withRevision(2);
+                            if (!host.alive()) {
+                                return;
+                            }
+                            if (host.open(active, placement.chargedMb())) {
                                 overCommits[0]++;
                             }
                             cluster.time.after(lifeMicros, () -> {
                                 if (host.alive()) {
-                                    host.end(info);
+                                    host.end(active.ended(SessionStatus.COMPLETED, cluster.time.instant(), "closed")
+                                            .withRevision(3));
                                 }
                             });
-                        }
+                        });
                     });
                 });
     }

@@ -5,9 +5,10 @@ import java.util.SplittableRandom;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.NodeLimits;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.node.auth.TicketService;
 import org.farmgate.router.SessionQuota;
 
-/** The simulated cluster's shared parts: the clock, the network and the three maps the create path writes. */
+/** The simulated cluster's shared parts: the clock, the network and the maps a session's life writes. */
 final class SimCluster {
 
     final VirtualTime time = new VirtualTime();
@@ -18,6 +19,7 @@ final class SimCluster {
     final SimMap<NodeLoad> nodes;
     final SimMap<SessionQuota.Places> userSessions;
     final SimMap<SessionInfo> sessions;
+    final SimMap<TicketService.Ticket> tickets;
     final SimNode[] members;
 
     SimCluster(int size, Duration heartbeat, long latencyMicros, long hostMb, NodeLimits limits,
@@ -26,13 +28,15 @@ final class SimCluster {
         this.traffic = new Traffic(size);
         this.sizes = SizesOfRealRecords.measure();
         this.network = new SimNetwork(time, traffic, sizes, random.split(), size, latencyMicros);
-        // as ClusterMaps declares them: the registry and the quota grant access (fenced), the directory does not
-        this.nodes = new SimMap<>("nodes", time, network, sizes, true);
+        // as ClusterMaps declares them: the registry and the quota grant access (fenced), the directory does not; the
+        // registry's backup is asynchronous, the others' synchronous
+        this.nodes = new SimMap<>("nodes", time, network, sizes, true, false);
         if (design.fenceEveryBeat()) {
             nodes.fenceEvery("Publish"); // before issue 26 a heartbeat's write was fenced whatever it changed
         }
-        this.userSessions = new SimMap<>("user-sessions", time, network, sizes, true);
-        this.sessions = new SimMap<>("sessions", time, network, sizes, false);
+        this.userSessions = new SimMap<>("user-sessions", time, network, sizes, true, true);
+        this.sessions = new SimMap<>("sessions", time, network, sizes, false, true);
+        this.tickets = new SimMap<>("tickets", time, network, sizes, true, true);
         this.members = new SimNode[size];
         for (int i = 0; i < size; i++) {
             members[i] = new SimNode(i, this, hostMb, limits, design.choices(), design.offerView(), random);

@@ -30,14 +30,17 @@ final class SimMap<V> {
     private final SimNetwork network;
     private final Sizes sizes;
     private final boolean sealed;
+    private final boolean synchronousBackup;
     private final Map<String, Entry<V>> entries = new HashMap<>();
     /** Each entry's last projection by a query: queries are records, equal when they ask the same. */
     private final Map<String, Map<Query<V, ?>, Object>> projections = new HashMap<>();
     private BiConsumer<String, V> afterWrite = (key, value) -> { };
     private String alwaysFenced;
 
-    SimMap(String name, VirtualTime time, SimNetwork network, Sizes sizes, boolean sealed) {
+    /** @param synchronousBackup whether a write waits for its backup's acknowledgement (else it is asynchronous) */
+    SimMap(String name, VirtualTime time, SimNetwork network, Sizes sizes, boolean sealed, boolean synchronousBackup) {
         this.name = name;
+        this.synchronousBackup = synchronousBackup;
         this.time = time;
         this.network = network;
         this.sizes = sizes;
@@ -79,6 +82,10 @@ final class SimMap<V> {
         afterWrite.accept(key, value);
     }
 
+    private void backUp(int caller, String key, Object carried) {
+        network.backUp(caller, key, name + ".backup", sizes.of(carried), synchronousBackup);
+    }
+
     private String contributor(Object operation) {
         return name + "." + operation;
     }
@@ -96,12 +103,16 @@ final class SimMap<V> {
                 return set(key, value, null);
             }
 
+            /** A sealed map's store over an entry is fenced; over none it is not ({@code SealedMap.Put}). */
             @Override
             public CompletionStage<Void> set(String key, V value, Duration ttl) {
-                return network.call(caller, key, contributor("set"), value, () -> {
+                boolean[] fence = new boolean[1];
+                return fenced(caller, fence, network.call(caller, key, contributor("set"), value, () -> {
+                    fence[0] = live(entries.get(key)) != null;
                     write(key, value, ttl);
+                    backUp(caller, key, value);
                     return null;
-                });
+                }));
             }
 
             @Override
@@ -110,18 +121,23 @@ final class SimMap<V> {
                     V current = live(entries.get(key));
                     if (current == null) {
                         write(key, value, null);
+                        backUp(caller, key, value);
                     }
                     return current;
                 });
             }
 
+            /** A sealed map's removal of an entry is fenced ({@code SealedMap.Take}). */
             @Override
             public CompletionStage<V> remove(String key) {
-                return network.call(caller, key, contributor("remove"), key, () -> {
+                boolean[] fence = new boolean[1];
+                return fenced(caller, fence, network.call(caller, key, contributor("remove"), key, () -> {
                     V current = live(entries.get(key));
+                    fence[0] = current != null;
                     write(key, null, null);
+                    backUp(caller, key, key);
                     return current;
-                });
+                }));
             }
 
             @Override
@@ -133,6 +149,7 @@ final class SimMap<V> {
                     Update.Outcome<V, R> outcome = update.apply(before, MemberContext.NONE);
                     if (outcome.write()) {
                         write(key, outcome.value(), outcome.ttl());
+                        backUp(caller, key, update); // Hazelcast's entry backup runs the processor again
                         fence[0] = sealed && (before != null || outcome.value() != null)
                                 && (update.narrows(before, outcome.value())
                                         || update.getClass().getSimpleName().equals(alwaysFenced));
@@ -141,6 +158,15 @@ final class SimMap<V> {
                 }).thenApply(result -> {
                     if (fence[0]) { // the writer tells every member, once its write is answered (SealedMap)
                         network.broadcast(caller, name + ".fence", Sizes.FENCE_BYTES);
+                    }
+                    return result;
+                });
+            }
+
+            private <R> CompletionStage<R> fenced(int from, boolean[] fence, CompletionStage<R> written) {
+                return written.thenApply(result -> {
+                    if (sealed && fence[0]) {
+                        network.broadcast(from, name + ".fence", Sizes.FENCE_BYTES);
                     }
                     return result;
                 });

@@ -73,7 +73,39 @@ final class SimNetwork {
     }
 
     int ownerOf(String key) {
-        return owners[Math.floorMod(key.hashCode(), PARTITIONS)];
+        return owners[partitionOf(key)];
+    }
+
+    /**
+     * As Hazelcast's, a hash that spreads keys alike in all but their last character (node-1, node-2) over unrelated
+     * partitions: {@code String.hashCode} alone put such keys in neighbouring partitions, which this class deals to
+     * neighbouring members, so that at 3 nodes every node owned its own registry entry and its heartbeat sent nothing.
+     */
+    private static int partitionOf(String key) {
+        int h = key.hashCode();
+        h ^= h >>> 16; // MurmurHash3's finalizer
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2ae35;
+        h ^= h >>> 16;
+        return Math.floorMod(h, PARTITIONS);
+    }
+
+    /**
+     * The key's owner copies a write to the key's backup (the next member in the partition's replicas, as Hazelcast
+     * deals them); a synchronous backup then acknowledges to the caller, which waits for it, an asynchronous one does
+     * not. Nothing when the cluster has one member.
+     */
+    void backUp(int caller, String key, String contributor, int bytes, boolean synchronous) {
+        if (memberList.size() < 2) {
+            return;
+        }
+        int owner = ownerOf(key);
+        int backup = memberList.get((memberList.indexOf(owner) + 1) % memberList.size());
+        traffic.message(owner, backup, contributor, bytes);
+        if (synchronous && backup != caller) {
+            traffic.message(backup, caller, contributor, Sizes.ACK_BYTES);
+        }
     }
 
     /** The process dies: it sends and answers nothing from now on, but stays a member until {@link #remove}. */
@@ -157,6 +189,11 @@ final class SimNetwork {
             }
             time.after(oneWay(), () -> answer.complete(result));
         });
+    }
+
+    /** One message between two members that nothing waits for here (an event bus request or its reply). */
+    void send(int from, int to, String contributor, int bytes) {
+        traffic.message(from, to, contributor, bytes);
     }
 
     /** A message from {@code from} to every other member (a fence on the event bus). */

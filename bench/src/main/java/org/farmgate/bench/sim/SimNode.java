@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletionStage;
 import org.farmgate.model.CostModel;
 import org.farmgate.model.HostMeasurements;
 import org.farmgate.model.NodeAddress;
@@ -13,25 +14,36 @@ import org.farmgate.model.NodeLimits;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.Reservation;
 import org.farmgate.model.ReservationBook;
+import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.node.auth.Identity;
+import org.farmgate.node.auth.TicketService;
+import org.farmgate.node.cluster.OrphanRecords;
+import org.farmgate.node.cluster.QuotaRepair;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
 import org.farmgate.router.registry.Liveness;
 import org.farmgate.router.registry.NodeRegistry;
 import org.farmgate.router.registry.UnheldReservations;
+import org.farmgate.router.store.SharedMap;
 
 /**
  * One simulated node: the real router, registry, quota and directory over its member's view of the simulated maps,
  * a host whose memory the sessions it holds really use, and the heartbeat {@code NodeAgent} runs (publish the node's
  * load, read its own entry back, read every node's summary; the coordinator sweeps departed members with
- * {@link Liveness} as {@code NodeAgent.sweep} does). What the node agent does with a JVM's files and guacd's
- * processes is left out: it sends nothing.
+ * {@link Liveness} as {@code NodeAgent.sweep} does), and the scans of {@code OrphanRecords} and
+ * {@code QuotaRepair}. What the node agent does with a JVM's files and guacd's processes is left out: it sends
+ * nothing.
  */
 final class SimNode {
 
     /** guacd with no session. */
     static final long GUACD_BASELINE_MB = 20;
+    /** Whoever the browser's tickets are for: the simulation does not look. */
+    private static final Identity BROWSER = Identity.person("someone", "someone", null, Role.ADMIN, Set.of());
+    /** How long an ended session's record stays readable: {@code GW_SESSION_RETENTION_SECS}'s default. */
+    private static final long RETENTION_MICROS = 300_000_000L;
 
     final int index;
     final String nodeId;
@@ -40,6 +52,7 @@ final class SimNode {
     final SessionRouter router;
     final SessionQuota quota;
     final SessionDirectory directory;
+    private final SharedMap<String, TicketService.Ticket> tickets;
     private final VirtualTime time;
     private final SimNetwork network;
     private final long totalMb;
@@ -68,6 +81,7 @@ final class SimNode {
         this.registry = new NodeRegistry(cluster.nodes.from(index));
         this.quota = new SessionQuota(cluster.userSessions.from(index));
         this.directory = new SessionDirectory(cluster.sessions.from(index));
+        this.tickets = cluster.tickets.from(index);
         this.router = new SessionRouter(registry, time, heartbeat, heartbeat.multipliedBy(4), choices,
                 random.split());
     }
@@ -76,9 +90,28 @@ final class SimNode {
         return network.isAlive(index);
     }
 
-    /** Beats from {@code phaseMicros} on, every heartbeat, while the node lives. */
+    /** Beats from {@code phaseMicros} on, every heartbeat, while the node lives; scans as the node does. */
     void startBeating(long phaseMicros) {
         time.after(phaseMicros, this::beat);
+        time.after(phaseMicros, () -> scan(0));
+    }
+
+    /**
+     * Every {@link OrphanRecords#ROUND} the node reads which sessions the directory calls live on it; every
+     * {@link QuotaRepair#ROUND} the coordinator reads every reservation and every quota place.
+     */
+    private void scan(int round) {
+        if (!alive()) {
+            return;
+        }
+        directory.liveOn(nodeId);
+        long every = OrphanRecords.ROUND.toNanos() / 1000;
+        boolean quotaRound = round % (QuotaRepair.ROUND.toNanos() / 1000 / every) == 0;
+        if (quotaRound && network.members().get(0) == index) {
+            registry.reservedSessions();
+            quota.places();
+        }
+        time.after(every, () -> scan(round + 1));
     }
 
     private void beat() {
@@ -129,29 +162,54 @@ final class SimNode {
     }
 
     /**
-     * The session reached this node and its guacd connection opened: the host now spends its memory.
+     * The browser's ticket, issued by this node and redeemed here by its WebSocket: what {@code TicketService} does
+     * to the map (a store with the ticket's life, then the removal that spends it), under a key made from the session
+     * instead of a random secret, so that a run depends on its seed alone.
+     */
+    CompletionStage<TicketService.Ticket> ticketIssuedAndRedeemed(String sessionId) {
+        String key = "ticket-" + sessionId;
+        return tickets.set(key, new TicketService.Ticket(BROWSER, null, time.instant().plus(TicketService.LIFETIME)),
+                TicketService.LIFETIME).thenCompose(issued -> tickets.remove(key));
+    }
+
+    /** The session was placed here and is pending: its first record is written, as {@code SessionLedger.opened}. */
+    void opened(SessionInfo pending) {
+        directory.publish(pending);
+    }
+
+    /**
+     * The browser's WebSocket arrived with its ticket (issued by this node, redeemed here) and guacd's connection
+     * opened: the host now spends its memory, the record says active, the reservation is activated.
      *
      * @return whether the sessions this node holds now cost more than its budget: an over-commit
      */
-    boolean open(SessionInfo session, int chargedMb) {
-        held.put(session.sessionId(), new Reservation(session.sessionId(), session.sessionType(), chargedMb, true,
+    boolean open(SessionInfo active, int chargedMb) {
+        held.put(active.sessionId(), new Reservation(active.sessionId(), active.sessionType(), chargedMb, true,
                 time.instant()));
         usedMb += chargedMb;
-        directory.publish(session);
-        registry.activate(nodeId, session.sessionId());
+        directory.publish(active);
+        registry.activate(nodeId, active.sessionId());
         return usedMb > limits.budgetMb();
     }
 
-    /** The session ended here: its memory, reservation, record and quota place go. */
-    void end(SessionInfo session) {
-        Reservation gone = held.remove(session.sessionId());
+    /**
+     * The session ended here: its memory, reservation and quota place go, its final record is written, and removed
+     * after {@code GW_SESSION_RETENTION_SECS} (its default).
+     */
+    void end(SessionInfo ended) {
+        Reservation gone = held.remove(ended.sessionId());
         if (gone == null) {
             return;
         }
         usedMb -= gone.memoryMb();
-        directory.remove(session);
-        registry.release(nodeId, session.sessionId());
-        quota.release(session.ownerId(), session.sessionId());
+        directory.publish(ended);
+        registry.release(nodeId, ended.sessionId());
+        quota.release(ended.ownerId(), ended.sessionId());
+        time.after(RETENTION_MICROS, () -> {
+            if (alive()) {
+                directory.remove(ended);
+            }
+        });
     }
 
     long usedMb() {

@@ -24,6 +24,12 @@ final class Sizes {
     static final int FENCE_BYTES = 160;
     /** A Hazelcast member heartbeat (an operation with the sender's member and the cluster clock). */
     static final int HEARTBEAT_BYTES = 120;
+    /** A synchronous backup's acknowledgement to the caller (a call id and the sender). */
+    static final int ACK_BYTES = 60;
+    /** Hazelcast's anti-entropy for one partition replica: the partition, the replica, its namespaces' versions. */
+    static final int ANTI_ENTROPY_BYTES = 200;
+    /** The event bus's ping, or its pong, on a connection between two nodes. */
+    static final int EVENT_BUS_PING_BYTES = 40;
 
     private final Map<Class<?>, Integer> byClass = new HashMap<>();
     private final int entryBase;

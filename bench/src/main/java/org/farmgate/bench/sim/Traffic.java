@@ -76,8 +76,16 @@ final class Traffic {
         ownBroadcastBytes[from] += bytes;
     }
 
+    /** A copy of the counts by contributor as they are now: the traffic goes on counting after. */
     Map<String, Count> byContributor() {
-        return byContributor;
+        Map<String, Count> copy = new TreeMap<>();
+        byContributor.forEach((name, count) -> {
+            Count frozen = new Count();
+            frozen.messages = count.messages;
+            frozen.bytes = count.bytes;
+            copy.put(name, frozen);
+        });
+        return copy;
     }
 
     /** Messages a node sent and received, summed over nodes. */

@@ -3,6 +3,7 @@ package org.farmgate.bench.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
+import org.farmgate.bench.lab.NetnsLab;
 import org.farmgate.testkit.suite.WaitBound;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;

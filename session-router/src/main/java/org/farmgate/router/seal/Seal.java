@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.farmgate.router.store.MemberContext;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -93,6 +94,29 @@ public final class Seal {
             remember(memo, value);
         }
         return value;
+    }
+
+    /**
+     * What the owner of {@code record} answers a query with: {@code project} of the record's value, sealed under
+     * {@code label} (the map's name and the query's: never a record's name, so a projection opens as nothing else),
+     * the record's key and its revision, so the asker checks it as it would the record, freshness included. Every
+     * node reads every node's entry each heartbeat: the owner projects and seals a revision once, not once per asker,
+     * and the askers check a summary's few hundred bytes, not an entry with every reservation in it. Null when the
+     * record does not open here.
+     */
+    public <V> Sealed projection(Sealed record, String map, String label, Function<V, Serializable> project) {
+        V value = open(record, map, record.key());
+        if (value == null) {
+            return null;
+        }
+        String memo = "projection\0" + label + '\0' + memo(map, record.key(), record.revision(), record.mac());
+        Object known = opened.get(memo);
+        if (known instanceof Sealed sealed) {
+            return sealed;
+        }
+        Sealed sealed = sign(label, record.key(), record.revision(), project.apply(value));
+        remember(memo, sealed);
+        return sealed;
     }
 
     /** {@link #open} for what {@link #sign} made: checked every time, never remembered. */

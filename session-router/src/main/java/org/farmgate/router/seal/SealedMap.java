@@ -161,9 +161,19 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
     @Override
     public <P> CompletionStage<List<P>> query(Query<V, P> query) {
         long asked = fences.mark();
-        return trusted(inner.query(new SealedQuery<>(name, query)).thenApply(found -> {
+        String label = SealedQuery.label(name, query);
+        return trusted(inner.query(new SealedQuery<>(name, query, true)).thenApply(found -> {
             List<P> projections = new ArrayList<>(found.size());
             for (Object raw : found) {
+                if (raw instanceof Sealed sealed && label.equals(sealed.map())) {
+                    // read once per revision: checked, not remembered, so the memo keeps what is read again
+                    P projection = believed(seal.openSigned(sealed, label, sealed.key()), sealed, sealed.key(),
+                            asked);
+                    if (projection != null) {
+                        projections.add(projection);
+                    }
+                    continue;
+                }
                 V value = raw instanceof Sealed sealed ? open(sealed, sealed.key(), asked) : open(raw, "?", asked);
                 if (value != null && query.matches(value)) {
                     projections.add(query.project(value));
@@ -187,8 +197,16 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
         if (raw == null) {
             return null;
         }
-        V value = raw instanceof Sealed sealed ? seal.open(sealed, name, key) : null;
-        if (value == null) {
+        return believed(raw instanceof Sealed sealed ? seal.open(sealed, name, key) : null, raw, key, asked);
+    }
+
+    /**
+     * {@code opened} (what {@code raw} opened to, or null) when it is neither forged nor older than a write this node
+     * knows of, nor past its map's longest life; a record and a projection of it are judged alike, by the record's
+     * revision.
+     */
+    private <T> T believed(T opened, Object raw, String key, long asked) {
+        if (opened == null) {
             reject(key, "forged", "does not carry a valid seal of the cluster key; it is ignored (a member "
                     + "without the key wrote or garbled it)");
             return null;
@@ -200,7 +218,7 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
             return null;
         }
         fences.clock().follow(revision);
-        return value;
+        return opened;
     }
 
     private boolean outlived(long revision) {

@@ -81,7 +81,7 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
     @Override
     public <P> CompletionStage<List<P>> query(Query<V, P> query) {
         return unavailableOnFailure(CompletableFuture.supplyAsync(() -> new ArrayList<>(map.project(
-                new Projector<>(query), new Filter<>(query, member))), blocking));
+                new Projector<>(query, member), new Filter<>(query, member))), blocking));
     }
 
     @Override
@@ -214,11 +214,28 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
         }
     }
 
-    private record Projector<K, V, P>(Query<V, P> query) implements Projection<Map.Entry<K, V>, P> {
+    /** A query's projection where the entries live, with that member's context as {@link Filter} has it. */
+    private static final class Projector<K, V, P> implements Projection<Map.Entry<K, V>, P>,
+            HazelcastInstanceAware {
+
+        private static final long serialVersionUID = 1L;
+
+        private final Query<V, P> query;
+        private transient MemberContext member;
+
+        Projector(Query<V, P> query, MemberContext member) {
+            this.query = query;
+            this.member = member;
+        }
+
+        @Override
+        public void setHazelcastInstance(HazelcastInstance instance) {
+            member = new MemberContext(instance.getUserContext());
+        }
 
         @Override
         public P transform(Map.Entry<K, V> entry) {
-            return query.project(entry.getValue());
+            return query.project(entry.getValue(), member == null ? MemberContext.NONE : member);
         }
     }
 }

@@ -100,7 +100,7 @@ public final class LocalSharedMap<K, V> implements SharedMap<K, V> {
         for (Entry<V> entry : entries.values()) {
             V value = live(entry);
             if (value != null && query.matches(value, member)) {
-                out.add(query.project(value));
+                out.add(query.project(value, member));
             }
         }
         return CompletableFuture.completedFuture(out);

@@ -17,6 +17,11 @@ public interface Query<V, P> extends Serializable {
 
     P project(V value);
 
+    /** As {@link #project(Object)}, for a query that needs what the member running it lends. */
+    default P project(V value, MemberContext member) {
+        return project(value);
+    }
+
     /** Every entry, whole. */
     static <V> Query<V, V> all() {
         return new All<>();

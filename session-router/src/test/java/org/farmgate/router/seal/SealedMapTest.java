@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import org.farmgate.router.store.Lengths;
 import org.farmgate.router.store.LocalSharedMap;
 import org.farmgate.router.store.MemberContext;
 import org.farmgate.router.store.Query;
@@ -243,6 +245,67 @@ class SealedMapTest {
         assertEquals("ticket", join(tickets.get("t2")));
     }
 
+    /**
+     * Every node reads every node's entry each beat: the owner answers with the projection, sealed at the record's
+     * revision, instead of the record; the asker checks it as it would the record.
+     */
+    @Test
+    void aQueryIsAnsweredWithProjectionsTheOwnerSealsAtTheRecordsRevision() {
+        String big = "x".repeat(5000);
+        join(map.set("a", big));
+        join(map.set("b", "yy"));
+        assertEquals(List.of(2, 5000), sorted(join(map.query(new Lengths()))));
+        List<Object> answers = join(raw.query(new SealedQuery<>("farmgate.test", new Lengths(), true)));
+        Sealed record = (Sealed) join(raw.get("a"));
+        Sealed projection = answers.stream().map(Sealed.class::cast).filter(each -> each.key().equals("a"))
+                .findFirst().orElseThrow();
+        assertEquals(SealedQuery.label("farmgate.test", new Lengths()), projection.map());
+        assertEquals(record.revision(), projection.revision());
+        assertTrue(projection.payload().length < 200 && record.payload().length > 5000, "the summary travels");
+        assertSame(projection, join(raw.query(new SealedQuery<>("farmgate.test", new Lengths(), true))).stream()
+                .filter(each -> ((Sealed) each).key().equals("a")).findFirst().orElseThrow(),
+                "sealed once per revision, not once per asker");
+        assertEquals(List.of(), rejected);
+    }
+
+    @Test
+    void aProjectionOfACopyPutBackIsNotBelievedNorDoesAProjectionOpenAsARecord() {
+        join(map.set("token", "admin"));
+        Object before = join(raw.get("token"));
+        join(map.set("token", "viewer"));
+        join(raw.set("token", before)); // the owner projects the copy, at its old revision
+        assertEquals(List.of(), join(map.query(new Lengths())));
+        assertEquals(List.of("farmgate.test:replayed"), rejected);
+
+        join(map.set("k", "admin"));
+        Sealed projection = (Sealed) join(raw.query(new SealedQuery<>("farmgate.test", new Lengths(), true))).stream()
+                .filter(each -> ((Sealed) each).key().equals("k")).findFirst().orElseThrow();
+        join(raw.set("k", projection)); // a projection put back as the record
+        assertNull(join(map.get("k")));
+        assertEquals(List.of(), join(map.query(Query.<String>all())), "nor does it match where it lies");
+    }
+
+    /** During a rolling upgrade an owner of the version before answers with records: they are read as before. */
+    @Test
+    void anOwnerThatAnswersWithRecordsIsUnderstood() {
+        join(map.set("a", "four"));
+        @SuppressWarnings("unchecked")
+        org.farmgate.router.store.SharedMap<String, Object> earlier = (org.farmgate.router.store.SharedMap<String,
+                Object>) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {org.farmgate.router.store.SharedMap.class}, (proxy, method, args) -> {
+                            if (method.getName().equals("query") && args[0] instanceof SealedQuery<?> asked) {
+                                return raw.query(new SealedQuery<>(asked.map(), asked.query(), false));
+                            }
+                            return method.invoke(raw, args);
+                        });
+        SealedMap<String> reader = new SealedMap<>("farmgate.test", earlier, new Seal(List.of(KEY_A)), fences,
+                SealedMap.Policy.DEFAULT, (m, reason) -> rejected.add(m + ":" + reason));
+        assertEquals(List.of(4), join(reader.query(new Lengths())));
+        assertEquals("farmgate.test", ((Sealed) join(earlier.query(new SealedQuery<>("farmgate.test", new Lengths(),
+                true))).get(0)).map(), "the answer was the record itself");
+        assertEquals(List.of(), rejected);
+    }
+
     private static SealedUpdate.Order<String, String> order() {
         return new SealedUpdate.Order<>(new Append(), 0, false);
     }
@@ -268,8 +331,8 @@ class SealedMapTest {
         }
     }
 
-    private static List<String> sorted(List<String> values) {
-        List<String> copy = new ArrayList<>(values);
+    private static <T extends Comparable<T>> List<T> sorted(List<T> values) {
+        List<T> copy = new ArrayList<>(values);
         copy.sort(null);
         return copy;
     }

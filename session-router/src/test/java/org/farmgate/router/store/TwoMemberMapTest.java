@@ -12,6 +12,7 @@ import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import com.hazelcast.spi.impl.SerializationServiceSupport;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -25,12 +26,16 @@ import org.farmgate.router.seal.Sealed;
 import org.farmgate.router.seal.SealedMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Two real members: an update decided on the entry's owner is what its backup holds (the backup never decides
  * again), sealed maps work across members, and what travels between them is in the registered stream forms.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TwoMemberMapTest {
 
     private static final byte[] KEY = "a-cluster-key-of-thirty-two-byte".getBytes();
@@ -89,7 +94,9 @@ class TwoMemberMapTest {
         }
     }
 
+    /** Last: it stops the second member. */
     @Test
+    @Order(Integer.MAX_VALUE)
     void theBackupHoldsWhatTheOwnerDecidedAndASealedMapWorksAcrossMembers() {
         SharedMap<String, String> plain = new HazelcastSharedMap<>(first.getMap("farmgate.plain"), blocking,
                 new MemberContext(first.getUserContext()));
@@ -132,6 +139,22 @@ class TwoMemberMapTest {
         Data tooLong = serialization.toData(new Sealed("m", "k", 0, new byte[1], new byte[33]));
         assertThrows(HazelcastSerializationException.class, () -> serialization.toObject(tooLong),
                 "a proof longer than an HMAC-SHA256 is refused before it is read");
+    }
+
+    /** The owner seals each answer's projection with the seal it lends: Hazelcast gives the projection its context. */
+    @Test
+    void aSealedQueryIsProjectedOnTheMemberThatOwnsTheEntries() {
+        SharedMap<String, String> sealed = new SealedMap<>("farmgate.projected",
+                new HazelcastSharedMap<>(first.<String, Object>getMap("farmgate.projected"), blocking,
+                        new MemberContext(first.getUserContext())),
+                new Seal(List.of(KEY)), new Fences(), SealedMap.Policy.DEFAULT, (map, reason) -> { });
+        String remote = ownedBy(second, "remote");
+        String local = ownedBy(first, "local");
+        sealed.set(remote, "x".repeat(3000)).toCompletableFuture().join();
+        sealed.set(local, "yy").toCompletableFuture().join();
+        List<Integer> lengths = new ArrayList<>(sealed.query(new Lengths()).toCompletableFuture().join());
+        lengths.sort(null);
+        assertEquals(List.of(2, 3000), lengths);
     }
 
     private static String ownedBy(HazelcastInstance owner, String prefix) {

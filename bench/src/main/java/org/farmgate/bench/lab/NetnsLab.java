@@ -1,4 +1,4 @@
-package org.farmgate.bench.fault;
+package org.farmgate.bench.lab;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,11 +9,12 @@ import java.util.List;
 
 /**
  * Hosts of their own on this machine: network namespaces on one bridge, made and removed by
- * {@code bench/scripts/netns-lab}. This machine is {@link #ROOT} on the bridge; host K is 10.78.0.(10+K).
+ * {@code bench/scripts/netns-lab}, for the fault campaign and the control plane's measurement. This machine is
+ * {@link #ROOT} on the bridge; host K is 10.78.0.(10+K).
  */
-final class NetnsLab implements AutoCloseable {
+public final class NetnsLab implements AutoCloseable {
 
-    static final String ROOT = "10.78.0.1";
+    public static final String ROOT = "10.78.0.1";
 
     private final Path script;
 
@@ -22,7 +23,7 @@ final class NetnsLab implements AutoCloseable {
     }
 
     /** Why the lab cannot be made here (not root, no iproute2, no namespaces), or null when it can. */
-    static String unavailable() {
+    public static String unavailable() {
         Path script = script();
         if (script == null) {
             return "bench/scripts/netns-lab not found from " + Path.of("").toAbsolutePath();
@@ -35,27 +36,27 @@ final class NetnsLab implements AutoCloseable {
         }
     }
 
-    static NetnsLab up(int hosts) throws IOException {
+    public static NetnsLab up(int hosts) throws IOException {
         NetnsLab lab = new NetnsLab(script());
         lab.must("up", String.valueOf(hosts));
         return lab;
     }
 
-    static String host(int k) {
+    public static String host(int k) {
         return "10.78.0." + (10 + k);
     }
 
     /** The command prefix that runs a process on host {@code k}. */
-    static List<String> on(int k) {
+    public static List<String> on(int k) {
         return List.of("ip", "netns", "exec", "fgl-n" + k);
     }
 
     /** Unplugs host {@code k}: a partition, it reaches nobody and nobody reaches it. */
-    void cut(int k) throws IOException {
+    public void cut(int k) throws IOException {
         must("cut", String.valueOf(k));
     }
 
-    void heal(int k) throws IOException {
+    public void heal(int k) throws IOException {
         must("heal", String.valueOf(k));
     }
 
