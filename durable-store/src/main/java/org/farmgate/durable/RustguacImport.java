@@ -52,9 +52,15 @@ public final class RustguacImport {
     private static final DateTimeFormatter SQLITE_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
     private static final List<String> ROLES = List.of("viewer", "operator", "poweruser", "admin");
 
-    /** What an import did: how many of each were written, how many skipped and why. */
+    /**
+     * What an import did: how many of each were written, how many skipped and why, and when the oldest imported
+     * session started (null without any), which the retention purge may find too old to keep.
+     */
     public record Imported(int sessions, int people, int mappings, int tokens, int auditEvents,
-            List<String> skipped) {
+            List<String> skipped, Instant oldestSession) {
+    }
+
+    private record Sessions(int count, Instant oldest) {
     }
 
     private final FactWriter writer;
@@ -78,11 +84,11 @@ public final class RustguacImport {
             Map<String, Person> people = people(source);
             int mapped = importMappings(target, source, now);
             int persons = importPeople(target, people, mappings, skipped, now);
-            int sessions = importSessions(target, source, people);
+            Sessions sessions = importSessions(target, source, people);
             int tokens = importAdminKeys(target, source, now, skipped) + importUserTokens(target, source, people, now,
                     skipped);
             int events = importAudit(target, source);
-            return new Imported(sessions, persons, mapped, tokens, events, skipped);
+            return new Imported(sessions.count(), persons, mapped, tokens, events, skipped, sessions.oldest());
         } catch (SQLException e) {
             if (e.getClass().getName().startsWith("org.sqlite")) {
                 throw new InvalidRequestException("cannot read rustguac's database " + sqlite + ": " + e.getMessage());
@@ -161,9 +167,11 @@ public final class RustguacImport {
         return count;
     }
 
-    private int importSessions(Connection target, Connection source, Map<String, Person> people) throws SQLException {
+    private Sessions importSessions(Connection target, Connection source, Map<String, Person> people)
+            throws SQLException {
         List<Fact> batch = new ArrayList<>();
         int count = 0;
+        Instant oldest = null;
         try (ResultSet rows = source.createStatement().executeQuery("SELECT session_id, session_type, hostname, port, "
                 + "username, created_by, address_book_entry, address_book_folder, entry_display_name, started_at, "
                 + "ended_at, status FROM session_history ORDER BY id")) {
@@ -184,6 +192,7 @@ public final class RustguacImport {
                 batch.add(new Fact.SessionClosed(row, lost ? started : ended, closedAs, closedAs, null,
                         lost ? "left open by rustguac: its end is unknown" : "imported from rustguac", null, null));
                 count++;
+                oldest = started != null && (oldest == null || started.isBefore(oldest)) ? started : oldest;
                 if (batch.size() == 500) {
                     writer.write(target, batch);
                     batch.clear();
@@ -191,7 +200,7 @@ public final class RustguacImport {
             }
         }
         writer.write(target, batch);
-        return count;
+        return new Sessions(count, oldest);
     }
 
     private int importAdminKeys(Connection target, Connection source, Instant now, List<String> skipped)

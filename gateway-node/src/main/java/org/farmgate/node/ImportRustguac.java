@@ -3,6 +3,7 @@ package org.farmgate.node;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.farmgate.durable.DurableStore;
@@ -36,6 +37,13 @@ final class ImportRustguac {
                     + "%d audit events%n", sqlite, config.records().store().where(), imported.sessions(),
                     imported.people(), imported.mappings(), imported.tokens(), imported.auditEvents());
             imported.skipped().forEach(why -> out.println("  skipped " + why));
+            Instant keptFrom = clock.instant().minus(config.records().historyRetention());
+            if (imported.oldestSession() != null && imported.oldestSession().isBefore(keptFrom)) {
+                out.printf("  note: its sessions go back to %s, older than this cluster keeps history "
+                        + "(GW_HISTORY_RETENTION_DAYS=%d): the first purge after a node starts removes them; raise it "
+                        + "before then to keep them%n", imported.oldestSession(),
+                        config.records().historyRetention().toDays());
+            }
             return 0;
         } catch (ExecutionException e) {
             out.println("import failed: " + e.getCause().getMessage());

@@ -1,6 +1,7 @@
 package org.farmgate.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +31,9 @@ class ImportRustguacTest {
     @Test
     void aNodeStartedAfterTheImportTakesRustguacsKeysAndShowsItsPast() throws Exception {
         Path data = Files.createTempDirectory("farmgate-import");
-        Map<String, String> settings = Map.of("GW_DATA_DIR", data.toString(), "GW_NODE_ID", "test-node");
+        // the fixture's sessions are of February 2026: kept here whatever today is, so no purge takes them mid-test
+        Map<String, String> settings = Map.of("GW_DATA_DIR", data.toString(), "GW_NODE_ID", "test-node",
+                "GW_HISTORY_RETENTION_DAYS", "36500");
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         int status = ImportRustguac.run(NodeConfig.from(new ConfigSource(settings)), RustguacDatabase.create(),
                 Clock.systemUTC(), new PrintStream(printed, true, StandardCharsets.UTF_8));
@@ -36,6 +41,7 @@ class ImportRustguacTest {
         assertEquals(0, status, said);
         assertTrue(said.contains("3 sessions, 2 people, 2 group mappings, 2 tokens, 2 audit events"), said);
         assertTrue(said.contains("skipped admin key office-only: limited to 10.0.0.0/8"), said);
+        assertFalse(said.contains("note:"), said);
 
         try (TestNode node = TestNode.start(new SyntheticGuacdOptions(), settings)) {
             assertEquals(200, node.request("GET", "/api/cluster", RustguacDatabase.ADMIN_KEY, null).statusCode(),
@@ -61,5 +67,19 @@ class ImportRustguacTest {
         assertEquals(1, ImportRustguac.run(NodeConfig.from(new ConfigSource(settings)), data.resolve("nope.db"),
                 Clock.systemUTC(), new PrintStream(missing, true, StandardCharsets.UTF_8)));
         assertTrue(missing.toString(StandardCharsets.UTF_8).contains("no rustguac database at"), missing::toString);
+    }
+
+    @Test
+    void anImportOlderThanTheRetentionSaysTheFirstPurgeTakesIt() throws Exception {
+        Map<String, String> settings = Map.of("GW_DATA_DIR", Files.createTempDirectory("farmgate-import").toString(),
+                "GW_NODE_ID", "test-node", "GW_HISTORY_RETENTION_DAYS", "30");
+        // the fixture's oldest session started 2026-02-10 09:00: 31 days later it is past a 30-day retention
+        Clock march = Clock.fixed(Instant.parse("2026-03-13T09:00:00Z"), ZoneOffset.UTC);
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        assertEquals(0, ImportRustguac.run(NodeConfig.from(new ConfigSource(settings)), RustguacDatabase.create(),
+                march, new PrintStream(printed, true, StandardCharsets.UTF_8)));
+        String said = printed.toString(StandardCharsets.UTF_8);
+        assertTrue(said.contains("note: its sessions go back to 2026-02-10T09:00:00Z, older than this cluster keeps "
+                + "history (GW_HISTORY_RETENTION_DAYS=30)"), said);
     }
 }

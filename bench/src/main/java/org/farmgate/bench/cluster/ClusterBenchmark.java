@@ -185,9 +185,10 @@ public final class ClusterBenchmark implements Callable<Integer> {
             List<WebSocket> sockets = new ArrayList<>();
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             String first = cluster.nodes().get(0).baseUrl();
+            // used to the end (closed last): Vert.x 5 closes a client that nothing references, its sockets with it
+            WebSocketClient client = vertx.createWebSocketClient(
+                    new WebSocketClientOptions().setMaxConnections(sessions + 1));
             try {
-                WebSocketClient client = vertx.createWebSocketClient(
-                        new WebSocketClientOptions().setMaxConnections(sessions + 1));
                 for (int i = 0; i < sessions; i++) {
                     JsonNode session = post(http, first + "/api/sessions", CREATE);
                     String ticket = post(http, first + "/api/ws-ticket", null).get("ticket").asText();
@@ -216,6 +217,7 @@ public final class ClusterBenchmark implements Callable<Integer> {
                 for (WebSocket ws : sockets) {
                     ws.close();
                 }
+                client.close();
                 vertx.close().await(10, TimeUnit.SECONDS);
             }
         }

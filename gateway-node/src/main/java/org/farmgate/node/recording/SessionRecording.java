@@ -61,6 +61,8 @@ final class SessionRecording implements RecordingTap {
     private byte[] buffer = new byte[FLUSH_BYTES];
     private int buffered;
     private volatile long inMemory;
+    /** When the disk last finished a write: how long it has been stuck, when it is. */
+    private volatile long lastWrittenNanos = System.nanoTime();
     private long lastFlush = System.nanoTime();
     private String stopped;
     private boolean finishing;
@@ -225,7 +227,8 @@ final class SessionRecording implements RecordingTap {
         lastFlush = System.nanoTime();
         owner.metrics().recorded(chunk.length);
         if (inMemory + chunk.length > MEMORY_BYTES) {
-            stop("the node's disk did not keep up with the session (" + (MEMORY_BYTES >> 20) + " MiB waited)");
+            stop("the node's disk did not keep up with the session (" + (MEMORY_BYTES >> 20) + " MiB waited; its "
+                    + "last write ended " + (System.nanoTime() - lastWrittenNanos) / 1_000_000 + " ms before)");
             return;
         }
         inMemory += chunk.length;
@@ -234,6 +237,7 @@ final class SessionRecording implements RecordingTap {
                 inMemory -= chunk.length;
             }
             int sealed = spool.append(chunk);
+            lastWrittenNanos = System.nanoTime();
             soFar.appended(chunk.length, sealed > 0);
             onDisk += chunk.length;
             if (onDisk > owner.spoolBytes()) {

@@ -199,12 +199,15 @@ public final class HeadlessChromium implements AutoCloseable {
     /** One DevTools WebSocket: commands by id, answers matched to them; events are not followed. */
     private static final class DevTools {
 
+        /** Held as long as the socket: Vert.x 5 closes a client that nothing references, its sockets with it. */
+        private final WebSocketClient client;
         private final WebSocket socket;
         private final AtomicInteger ids = new AtomicInteger();
         private final Map<Integer, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
         private volatile String closed;
 
-        private DevTools(WebSocket socket) {
+        private DevTools(WebSocketClient client, WebSocket socket) {
+            this.client = client;
             this.socket = socket;
         }
 
@@ -212,7 +215,7 @@ public final class HeadlessChromium implements AutoCloseable {
             // screenshots come back as one large message
             WebSocketClient client = vertx.createWebSocketClient(new WebSocketClientOptions()
                     .setMaxFrameSize(64 * 1024 * 1024).setMaxMessageSize(64 * 1024 * 1024));
-            DevTools devtools = new DevTools(client.connect(new WebSocketConnectOptions().setHost("127.0.0.1")
+            DevTools devtools = new DevTools(client, client.connect(new WebSocketConnectOptions().setHost("127.0.0.1")
                     .setPort(port).setURI(path).setTimeout(10_000)).await(10, TimeUnit.SECONDS));
             devtools.socket.textMessageHandler(devtools::answer);
             devtools.socket.closeHandler(closed -> devtools.fail("chromium closed its DevTools connection " + path));
@@ -263,7 +266,7 @@ public final class HeadlessChromium implements AutoCloseable {
         }
 
         void close() {
-            socket.close();
+            socket.close().onComplete(ignored -> client.close());
         }
     }
 }

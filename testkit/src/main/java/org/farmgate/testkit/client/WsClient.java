@@ -31,14 +31,18 @@ public final class WsClient implements AutoCloseable {
 
     private static final int BROWSER_FRAME_LIMIT = 16 << 20;
 
+    /** Held as long as the socket: Vert.x 5 closes a client that nothing references, its sockets with it. */
+    private final WebSocketClient client;
     private final WebSocket socket;
     private final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
     private final CountDownLatch closed = new CountDownLatch(1);
     private final List<String> violations = new ArrayList<>();
     private volatile Short closeCode;
     private volatile String closeReason;
+    private volatile boolean answeringSyncs;
 
-    private WsClient(WebSocket socket) {
+    private WsClient(WebSocketClient client, WebSocket socket) {
+        this.client = client;
         this.socket = socket;
     }
 
@@ -47,7 +51,11 @@ public final class WsClient implements AutoCloseable {
         socket.textMessageHandler(message -> {
             try {
                 GuacamoleParser parser = new GuacamoleParser(WireLimits.FROM_GUACD);
-                parser.feed(message.getBytes(StandardCharsets.UTF_8));
+                List<Instruction> parsed = parser.feed(message.getBytes(StandardCharsets.UTF_8));
+                if (answeringSyncs) {
+                    parsed.stream().filter(instruction -> instruction.opcode().equals("sync")).forEach(sync ->
+                            socket.writeTextMessage(Instruction.of("sync", sync.arg(0)).encode()));
+                }
                 if (parser.isInsideInstruction()) {
                     synchronized (violations) {
                         violations.add("message ends inside an instruction: " + abbreviate(message));
@@ -82,7 +90,17 @@ public final class WsClient implements AutoCloseable {
         if (headers != null) {
             options.setHeaders(headers);
         }
-        return client.connect(options).map(socket -> new WsClient(socket).listen()).await(10, TimeUnit.SECONDS);
+        return client.connect(options).map(socket -> new WsClient(client, socket).listen())
+                .await(10, TimeUnit.SECONDS);
+    }
+
+    /**
+     * From now on every {@code sync} is answered as it arrives, as guacamole-common-js does: a test that looks elsewhere
+     * for a while is not dropped by guacd as a silent user (after 15 s).
+     */
+    public WsClient answeringSyncs() {
+        answeringSyncs = true;
+        return this;
     }
 
     public WebSocket socket() {
@@ -126,7 +144,8 @@ public final class WsClient implements AutoCloseable {
                 }
             }
         }
-        fail("no '" + opcode + "' instruction arrived");
+        fail("no '" + opcode + "' instruction arrived" + (isClosed() ? "; the WebSocket closed (" + closeCode + " "
+                + closeReason + ")" : " within 10 s"));
         return null;
     }
 
@@ -175,7 +194,9 @@ public final class WsClient implements AutoCloseable {
     @Override
     public void close() {
         if (!socket.isClosed()) {
-            socket.close();
+            socket.close().onComplete(ignored -> client.close());
+        } else {
+            client.close();
         }
     }
 }
