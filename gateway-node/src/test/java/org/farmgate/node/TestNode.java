@@ -29,6 +29,7 @@ import org.farmgate.node.config.NodeConfig;
 import org.farmgate.testkit.client.WsClient;
 import org.farmgate.testkit.guacd.SyntheticGuacd;
 import org.farmgate.testkit.guacd.SyntheticGuacdOptions;
+import org.farmgate.testkit.net.Ports;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -260,9 +261,7 @@ public final class TestNode implements AutoCloseable {
     }
 
     public static int freePort() throws java.io.IOException {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return Ports.free();
     }
 
     /** Waits up to 10 s for {@code condition}, failing with {@code message}. */

@@ -82,15 +82,30 @@ public final class HeadlessChromium implements AutoCloseable {
         return result.has("value") ? result.get("value").asText() : "";
     }
 
-    /** Waits until the expression yields {@code expected}; returns the last value seen. */
+    /**
+     * Waits until the expression yields {@code expected}; returns the last value seen. A page between two documents
+     * (a reload, a navigation) has nothing to evaluate in, and says so with an error: that is "not yet".
+     */
     public String awaitValue(String expression, String expected, long timeoutMillis) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        String value = evaluate(expression);
+        String value = evaluateWhileNavigating(expression);
         while (!value.equals(expected) && System.nanoTime() < deadline) {
             Thread.sleep(100);
-            value = evaluate(expression);
+            value = evaluateWhileNavigating(expression);
         }
         return value;
+    }
+
+    private String evaluateWhileNavigating(String expression) throws Exception {
+        try {
+            return evaluate(expression);
+        } catch (IllegalStateException e) {
+            String message = String.valueOf(e.getMessage());
+            if (message.contains("navigated or closed") || message.contains("Cannot find context")) {
+                return "(between two documents: " + message + ")";
+            }
+            throw e;
+        }
     }
 
     public void screenshot(Path file) throws Exception {

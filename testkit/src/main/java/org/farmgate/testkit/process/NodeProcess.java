@@ -1,7 +1,6 @@
 package org.farmgate.testkit.process;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.farmgate.testkit.net.Ports;
 
 /** A gateway node started as a separate process, so that it can be killed, paused or measured on its own. */
 public final class NodeProcess implements AutoCloseable {
@@ -113,9 +113,7 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     public static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+        return Ports.free();
     }
 
     public long pid() {

@@ -1,7 +1,6 @@
 package org.farmgate.testkit.ssh;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.farmgate.testkit.net.Ports;
 
 /**
  * Debian's OpenSSH server on a loopback port, with host keys of its own made for it ({@code ssh-keygen}), so that a
@@ -40,10 +40,7 @@ public final class TestSshd implements AutoCloseable {
 
     /** A server with fresh keys of these types ({@code ed25519}, {@code ecdsa}, {@code rsa}). */
     public static TestSshd start(String... types) throws IOException, InterruptedException {
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
+        int port = Ports.free();
         TestSshd sshd = new TestSshd(Files.createTempDirectory("farmgate-sshd"), port, List.of(types));
         sshd.newKeys();
         sshd.run();
