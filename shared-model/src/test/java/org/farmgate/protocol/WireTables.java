@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
 
@@ -23,7 +24,7 @@ public final class WireTables {
 
     /** (label, bytes, the instructions they hold). */
     public static Stream<Arguments> validStreams() {
-        return Stream.of(
+        return Stream.concat(Stream.of(
                 valid("4.sync,8.12345678;", Instruction.of("sync", "12345678")),
                 valid("5.audio;", Instruction.of("audio")),
                 valid("0.,4.ping,13.1700000000000;", Instruction.of("", "ping", "1700000000000")),
@@ -36,7 +37,20 @@ public final class WireTables {
                 valid("3.key,7.日本語ab😀é;", Instruction.of("key", "日本語ab😀é")),
                 valid("5.error,7.a,b;c.d,3.769;", Instruction.of("error", "a,b;c.d", "769")),
                 valid("4.blob,1.1,24.iVBORw0KGgoAAAANSUhEUgAA;3.end,1.1;",
-                        Instruction.of("blob", "1", "iVBORw0KGgoAAAANSUhEUgAA"), Instruction.of("end", "1")));
+                        Instruction.of("blob", "1", "iVBORw0KGgoAAAANSUhEUgAA"), Instruction.of("end", "1"))),
+                asciiRunsAroundACharacter());
+    }
+
+    /**
+     * A multi-byte character at every offset of a run of ASCII, so that it falls at every place of the scanner's
+     * eight-byte words, and a run ending exactly where the element does.
+     */
+    private static Stream<Arguments> asciiRunsAroundACharacter() {
+        return IntStream.rangeClosed(0, 17).mapToObj(k -> {
+            String value = "a".repeat(k) + "é" + "b".repeat(17 - k);
+            return valid("4.name,18." + value + ",16." + "c".repeat(16) + ";",
+                    Instruction.of("name", value, "c".repeat(16)));
+        });
     }
 
     /** (label, bytes, what the error message says). */
@@ -52,6 +66,9 @@ public final class WireTables {
                         "element 3 declares 90 characters, more than fit in the limit of 256 bytes"),
                 invalid("1.a" + ",0.".repeat(16) + ";", "instruction has more than the limit of 16 elements"),
                 invalid("4.name,90." + "中".repeat(90) + ";", "instruction is longer than the limit of 256 bytes"),
+                invalid("4.name,3.abcdefghijklmnop;", "expected ',' or ';' after element 1, found 'd'"),
+                invalidBytes(bytes("4.name,20.abcdefghi"), new byte[] {(byte) 0x80}, bytes("abcdefghij;")),
+                invalidBytes(bytes("4.name,20.abcdefghi"), new byte[] {(byte) 0xC3, (byte) 0x41}, bytes("bcdefghi;")),
                 invalidBytes(bytes("4.name,1."), new byte[] {(byte) 0xC0, (byte) 0x80}, bytes(";")),
                 invalidBytes(bytes("4.name,1."), new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80}, bytes(";")),
                 invalidBytes(bytes("4.name,1."), new byte[] {(byte) 0xF5, (byte) 0x80, (byte) 0x80}, bytes(";")),

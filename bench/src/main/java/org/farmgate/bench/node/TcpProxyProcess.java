@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.farmgate.testkit.process.NodeProcess;
 
@@ -46,7 +48,9 @@ public final class TcpProxyProcess implements AutoCloseable {
                 "backend out",
                 "  server guacd 127.0.0.1:" + targetPort,
                 ""));
-        Process process = new ProcessBuilder("haproxy", "-db", "-f", config.toString())
+        List<String> command = new ArrayList<>(NodeProcess.hopCpus()); // on the node's CPUs, when it is pinned
+        command.addAll(List.of("haproxy", "-db", "-f", config.toString()));
+        Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {

@@ -72,11 +72,15 @@ final class InstructionCutter {
             from = end;
         }
         completeEnd = start;
-        keep(start, to);
+        keep(start, to, chunk.length());
     }
 
-    /** Keeps {@code [start, to)} of the array, the incomplete rest, for the next chunk. */
-    private void keep(int start, int to) {
+    /**
+     * Keeps {@code [start, to)} of the array, the incomplete rest, for the next chunk. The new carry has room for
+     * a chunk like this one besides: relaying guacd's large image frames, nearly every chunk ends inside one, and a
+     * carry of twice the rest grew (a second copy of the rest) on the next chunk every time.
+     */
+    private void keep(int start, int to, int chunkLength) {
         if (start == to) {
             carried = 0;
         } else if (array == carry && start == 0) {
@@ -84,7 +88,8 @@ final class InstructionCutter {
         } else {
             // a chunk's array is not ours, and a carry that handed bytes on must not be written again
             int length = to - start;
-            carry = Arrays.copyOfRange(array, start, start + 2 * length);
+            carry = new byte[Math.max(2 * length, length + chunkLength)];
+            System.arraycopy(array, start, carry, 0, length);
             carried = length;
             copied += length;
         }

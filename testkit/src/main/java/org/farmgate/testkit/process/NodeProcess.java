@@ -75,6 +75,16 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     /**
+     * {@code taskset -c <cpus>} when the system property {@code farmgate.bench.nodeCpus} names CPUs, else nothing: the
+     * hop under test (a node, or the proxy it is compared with) on CPUs of its own, as on its own host, so that the
+     * load tools cannot starve it, nor it them.
+     */
+    public static List<String> hopCpus() {
+        String cpus = System.getProperty("farmgate.bench.nodeCpus");
+        return cpus == null || cpus.isBlank() ? List.of() : List.of("taskset", "-c", cpus);
+    }
+
+    /**
      * Like {@link #start(Launch, Map, List, Path)}, with the java command run through {@code wrapper} (such as
      * {@code ip netns exec fgl-n1}, to run the node on a host of its own) and its HTTP port on {@code host}.
      */
@@ -82,13 +92,7 @@ public final class NodeProcess implements AutoCloseable {
             List<String> wrapper, String host) throws IOException, InterruptedException {
         int port = env.containsKey("GW_HTTP_PORT") ? Integer.parseInt(env.get("GW_HTTP_PORT")) : freePort();
         List<String> command = new ArrayList<>(wrapper);
-        String cpus = System.getProperty("farmgate.bench.nodeCpus");
-        if (cpus != null && !cpus.isBlank()) {
-            // The node on CPUs of its own, as on its own host: the load tools then cannot starve it, nor it them.
-            command.add("taskset");
-            command.add("-c");
-            command.add(cpus);
-        }
+        command.addAll(hopCpus());
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
         String extra = System.getProperty("farmgate.bench.nodeJvmArgs");
