@@ -315,10 +315,16 @@ public final class ClusterBenchmark implements Callable<Integer> {
         failures.forEach((failure, count) -> System.out.printf(Locale.ROOT, "  %d x %s%n", count, failure));
     }
 
-    /** Two nodes, each in front of a guacd that floods; the same kind of session read via its owner and via the other. */
+    /**
+     * Two nodes, each in front of a guacd that floods; the same kind of session read via its owner and via the other.
+     * A session ends with its client: held for a client to come back, each round's flood would go on into its anchor
+     * through the next rounds (RelayBenchmark's node, bench/RESULTS.md).
+     */
     private static void relay(NodeProcess.Launch jar, int rounds, int seconds, Map<String, String> env) throws Exception {
+        Map<String, String> ending = new java.util.HashMap<>(env);
+        ending.put("GW_REATTACH_GRACE_SECS", "0");
         try (LocalCluster cluster = LocalCluster.start(jar, 2, null, new SyntheticGuacdOptions().flood(8 * 6048)
-                .idleTimeout(Duration.ZERO), LocalCluster.Balancing.NONE, env)) {
+                .idleTimeout(Duration.ZERO), LocalCluster.Balancing.NONE, ending)) {
             Vertx vertx = Vertx.vertx();
             WebSocketClient client = vertx.createWebSocketClient();
             System.out.printf("%nOne session's flood read through its owner and through the other node, %d s rounds%n",
