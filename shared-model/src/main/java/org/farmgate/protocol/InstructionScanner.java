@@ -15,8 +15,8 @@ import java.util.Arrays;
  *
  * <p>Only the first few bytes of each opcode are kept, enough to tell {@code error} from {@code sync} or an internal
  * instruction (empty opcode) from the rest; everything else is skipped eight ASCII bytes at a time (one load and one
- * mask per word: HotSpot 17 does not vectorise a byte loop that can stop early, and a byte at a time was half of a
- * relaying node's CPU, bench/RESULTS.md).
+ * mask per word: HotSpot 17 does not vectorise a byte loop that can stop early; 2.8 times faster on image data,
+ * {@code ScannerBenchmark} in bench/RESULTS.md).
  *
  * <p>After the first {@link WireFormatException} the scanner stays failed: a stream that lost its framing cannot be
  * resynchronised.
@@ -151,7 +151,7 @@ public final class InstructionScanner {
                     break;
                 }
                 // Fast path: runs of ASCII (all of base64 image data), a word at a time, then the last few bytes.
-                int asciiEnd = end - i > remaining ? i + remaining : end;
+                int asciiEnd = Math.min(end, i + remaining);
                 int start = i;
                 while (asciiEnd - i >= Long.BYTES && ((long) WORDS.get(bytes, i) & NON_ASCII) == 0) {
                     i += Long.BYTES;
