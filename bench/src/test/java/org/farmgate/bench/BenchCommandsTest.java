@@ -171,7 +171,7 @@ class BenchCommandsTest {
     @Test
     void clusterBenchmark() {
         run(new ClusterBenchmark(), "--phases", "create", "--security", "insecure", "--clients", "1", "--seconds",
-                "1", "--warmup-seconds", "0", "--think-ms", "0");
+                "1", "--warmup-seconds", "0", "--think-ms", "0", "--idle-seconds", "1");
     }
 
     /** What bench/scripts/haproxy-cluster.sh runs, at its smallest. */

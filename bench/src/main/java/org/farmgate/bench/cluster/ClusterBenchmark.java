@@ -44,11 +44,13 @@ import picocli.CommandLine;
  * session's WebSocket on its owner.</li>
  * </ul>
  * {@code java -cp bench/target/farmgate-bench.jar org.farmgate.bench.cluster.ClusterBenchmark [--clients 100]
- * [--seconds 10] [--think-ms 1000] [--rounds 5] [--phases create,relay]}
+ * [--seconds 10] [--think-ms 1000] [--warmup-seconds 10] [--idle-seconds 10] [--rounds 5] [--phases create,relay]}
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true, description = "The cluster's own costs.")
 public final class ClusterBenchmark implements Callable<Integer> {
 
+    /** Between the last client's delete and the idle window: the asynchronous releases and fences settle. */
+    private static final long IDLE_SETTLE_MILLIS = 3000;
     private static final String CREATE = "{\"hostname\":\"127.0.0.1\",\"username\":\"bench\",\"password\":\"x\"}";
 
     @Option(names = "--node-jar", paramLabel = "PATH", description = "the node jar; default: this JVM's class path")
@@ -62,6 +64,9 @@ public final class ClusterBenchmark implements Callable<Integer> {
     @Option(names = "--warmup-seconds", defaultValue = "10", description = "load before measuring creation: "
             + "the JIT and the first connections between nodes (their TLS handshakes) are not what a running farm pays")
     private int warmupSeconds;
+    @Option(names = "--idle-seconds", defaultValue = "10", description = "after the creates, the nodes' CPU with "
+            + "nothing to do, taken out of the net figure; 0 skips it")
+    private int idleSeconds;
     @Option(names = "--rounds", defaultValue = "5", description = "rounds of the relay phase")
     private int rounds;
     @Option(names = "--phases", defaultValue = "create,relay", split = ",",
@@ -105,21 +110,23 @@ public final class ClusterBenchmark implements Callable<Integer> {
         if (phases.contains("create")) {
             System.out.printf("%nSession creation: %d concurrent clients, each keeping its session up to %d ms, then"
                     + " deleting it and creating the next; %d s%n", clients, thinkMs, seconds);
-            System.out.printf("%-34s %10s %9s %9s %9s %9s %16s %16s%n", "setup", "creates/s", "p50 ms", "p95 ms",
-                    "p99 ms", "errors", "CPU ms / session", "db CPU ms / s.");
+            System.out.printf("%-34s %10s %9s %9s %9s %9s %16s %16s %14s %16s%n", "setup", "creates/s", "p50 ms",
+                    "p95 ms", "p99 ms", "errors", "CPU ms / session", "db CPU ms / s.", "idle CPU ms/s",
+                    "net ms / s.");
             for (String kept : records) {
                 Map<String, String> alone = new HashMap<>(withRecords(env, kept));
                 alone.put("GW_CLUSTER_ENABLED", "false");
                 try (LocalCluster one = LocalCluster.start(jar, 1, null, new SyntheticGuacdOptions(),
                         LocalCluster.Balancing.NONE, alone)) {
-                    creates("1 node, " + kept, one, clients, warmupSeconds, seconds, thinkMs);
+                    creates("1 node, " + kept, one, clients, warmupSeconds, seconds, thinkMs, idleSeconds);
                 }
             }
             for (String mode : security) {
                 for (String kept : records) {
                     try (LocalCluster three = LocalCluster.start(jar, 3, null, new SyntheticGuacdOptions(),
                             LocalCluster.Balancing.NONE, withRecords(withSecurity(env, mode), kept))) {
-                        creates("3 nodes, " + mode + ", " + kept, three, clients, warmupSeconds, seconds, thinkMs);
+                        creates("3 nodes, " + mode + ", " + kept, three, clients, warmupSeconds, seconds,
+                                thinkMs, idleSeconds);
                     }
                 }
             }
@@ -243,16 +250,15 @@ public final class ClusterBenchmark implements Callable<Integer> {
     }
 
     /**
-     * {@code clients} users, each creating a session, keeping it a random time up to {@code thinkMillis}, deleting
-     * it, and starting over; only the creates are timed. Zero think time measures saturation.
-     */
-    /**
-     * Clients that create a session, keep it up to {@code thinkMillis}, delete it and start again. The nodes' CPU
-     * (all processes together) is read over the measuring window and divided by the sessions created in it; so is a
-     * PostgreSQL's on this machine (its {@code postgres} processes), whoever else uses it meanwhile.
+     * Clients that create a session, keep it up to {@code thinkMillis}, delete it and start again; only the creates
+     * are timed, and zero think time measures saturation. The nodes' CPU (all processes together) is read over the
+     * measuring window and divided by the sessions created in it; so is a PostgreSQL's on this machine (its
+     * {@code postgres} processes), whoever else uses it meanwhile. The nodes' CPU is read again over a window with
+     * nothing to do once the clients are done; the net figure is a session's cost without that standing cost, which
+     * the gross one spreads over the sessions of the window.
      */
     private static void creates(String label, LocalCluster cluster, int clients, int warmupSeconds, int seconds,
-            long thinkMillis) throws Exception {
+            long thinkMillis, int idleSeconds) throws Exception {
         List<String> urls = urls(cluster);
         ExecutorService io = Executors.newFixedThreadPool(8);
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -305,12 +311,22 @@ public final class ClusterBenchmark implements Callable<Integer> {
         }
         pool.shutdown();
         io.shutdown();
+        // What the warm nodes burn with nothing to do (heartbeats, membership, scans), read once the clients are
+        // done: the per-session figure divides this standing cost by the create rate, the net one does not.
+        double idlePerSecond = 0;
+        if (idleSeconds > 0) {
+            Thread.sleep(IDLE_SETTLE_MILLIS);
+            long idleAtStart = cpu(cluster);
+            TimeUnit.SECONDS.sleep(idleSeconds);
+            idlePerSecond = (cpu(cluster) - idleAtStart) / (double) idleSeconds;
+        }
         long[] samples = all.stream().mapToLong(Long::longValue).toArray();
-        System.out.printf(Locale.ROOT, "%-34s %10.0f %9.1f %9.1f %9.1f %9d %16.1f %16.1f%n", label,
+        System.out.printf(Locale.ROOT, "%-34s %10.0f %9.1f %9.1f %9.1f %9d %16.1f %16.1f %14.1f %16.1f%n", label,
                 samples.length / (double) seconds, Stats.percentile(samples, 50) / 1e6,
                 Stats.percentile(samples, 95) / 1e6, Stats.percentile(samples, 99) / 1e6, errors.get(),
                 samples.length == 0 ? 0.0 : cpuUsed / (double) samples.length,
-                samples.length == 0 ? 0.0 : databaseUsed / (double) samples.length);
+                samples.length == 0 ? 0.0 : databaseUsed / (double) samples.length, idlePerSecond,
+                samples.length == 0 ? 0.0 : (cpuUsed - idlePerSecond * seconds) / samples.length);
         // What went wrong is part of the result: a count alone hides a 503 from a 500.
         failures.forEach((failure, count) -> System.out.printf(Locale.ROOT, "  %d x %s%n", count, failure));
     }
@@ -320,7 +336,8 @@ public final class ClusterBenchmark implements Callable<Integer> {
      * A session ends with its client: held for a client to come back, each round's flood would go on into its anchor
      * through the next rounds (RelayBenchmark's node, bench/RESULTS.md).
      */
-    private static void relay(NodeProcess.Launch jar, int rounds, int seconds, Map<String, String> env) throws Exception {
+    private static void relay(NodeProcess.Launch jar, int rounds, int seconds, Map<String, String> env)
+            throws Exception {
         Map<String, String> ending = new java.util.HashMap<>(env);
         ending.put("GW_REATTACH_GRACE_SECS", "0");
         try (LocalCluster cluster = LocalCluster.start(jar, 2, null, new SyntheticGuacdOptions().flood(8 * 6048)
