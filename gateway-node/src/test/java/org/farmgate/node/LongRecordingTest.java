@@ -26,9 +26,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two hours of a session played fast: a synthetic guacd whose clock moves two seconds a frame sends a frame every
- * two milliseconds while no browser is attached (the anchor reads it). 8 MB/s: faster, a machine busy with the rest of
- * the suite may let the disk's chain fall half a second behind, and the recording stops as designed (4 MiB waited). The node records the whole of it with memory that
- * does not grow with the recording, keeps its spool within a few parts, and serves it back as a stream, never whole.
+ * four milliseconds while no browser is attached (the anchor reads it). 4 MB/s, a second of the disk's slack: at
+ * 8 MB/s a machine busy with the rest of the suite once let the disk's chain fall half a second behind, and the
+ * recording stopped as designed (4 MiB waited). The node records the whole of it with memory that does not grow with
+ * the recording, keeps its spool within a few parts, and serves it back as a stream, never whole.
  *
  * <p>The node runs in this JVM beside other tests, so memory is the heap after a collection, and "flat" is judged
  * against what a recording held in memory would add: less than half of what was recorded (or read) in between.
@@ -47,7 +48,7 @@ class LongRecordingTest {
             settings.putAll(Map.of("GW_RECORDING", "all", "GW_RECORDING_PART_MB", "5",
                     "GW_REATTACH_GRACE_SECS", "600"));
             SyntheticGuacdOptions playedFast = new SyntheticGuacdOptions()
-                    .stream(Duration.ofMillis(2), FRAME_BYTES).clockStep(Duration.ofSeconds(2));
+                    .stream(Duration.ofMillis(4), FRAME_BYTES).clockStep(Duration.ofSeconds(2));
             try (TestNode node = TestNode.start(playedFast, settings)) {
                 SessionInfo session = node.sshSession();
                 try (WsClient client = node.attach(session)) {
