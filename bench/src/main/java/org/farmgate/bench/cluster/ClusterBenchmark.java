@@ -338,7 +338,7 @@ public final class ClusterBenchmark implements Callable<Integer> {
      */
     private static void relay(NodeProcess.Launch jar, int rounds, int seconds, Map<String, String> env)
             throws Exception {
-        Map<String, String> ending = new java.util.HashMap<>(env);
+        Map<String, String> ending = new HashMap<>(env);
         ending.put("GW_REATTACH_GRACE_SECS", "0");
         try (LocalCluster cluster = LocalCluster.start(jar, 2, null, new SyntheticGuacdOptions().flood(8 * 6048)
                 .idleTimeout(Duration.ZERO), LocalCluster.Balancing.NONE, ending)) {
