@@ -2,6 +2,7 @@ package org.farmgate.router;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.farmgate.error.Failures;
 import org.farmgate.model.DisplaySize;
@@ -70,6 +72,27 @@ public final class SessionRouter {
     public record Placement(String nodeId, int chargedMb) {
     }
 
+    /**
+     * A read of the registry: its nodes in the order read, each as the router last learnt of it (null once gone), so
+     * that a draw of a few picks them by position without copying every node per placement.
+     */
+    private record View(List<String> ids, Map<String, NodeLoad> byId) {
+
+        List<NodeLoad> nodes() {
+            return new AbstractList<>() {
+                @Override
+                public NodeLoad get(int index) {
+                    return byId.get(ids.get(index));
+                }
+
+                @Override
+                public int size() {
+                    return ids.size();
+                }
+            };
+        }
+    }
+
     private final NodeRegistry registry;
     private final Clock clock;
     private final long viewMaxAgeMillis;
@@ -77,7 +100,7 @@ public final class SessionRouter {
     private final int choices;
     private final RandomGenerator random;
     private final Object viewLock = new Object();
-    private CompletableFuture<Map<String, NodeLoad>> view;
+    private CompletableFuture<View> view;
     private long viewReadAt;
 
     public SessionRouter(NodeRegistry registry, Clock clock, Duration viewMaxAge, Duration staleAfter) {
@@ -109,8 +132,8 @@ public final class SessionRouter {
      */
     public CompletionStage<Placement> place(String sessionId, Protocol protocol, DisplaySize display,
             Set<String> excluded) {
-        return snapshot(false).thenCompose(nodes -> tryCandidates(sessionId, protocol, display, excluded,
-                List.copyOf(nodes.values()), true));
+        return snapshot(false).thenCompose(nodes -> tryCandidates(sessionId, protocol, display, excluded, nodes,
+                true));
     }
 
     /** Each calling thread's own generator, as one: a router is called from every event loop. */
@@ -119,7 +142,7 @@ public final class SessionRouter {
     }
 
     /** The shared snapshot: reused while young, one read for every caller when it is not. */
-    private CompletableFuture<Map<String, NodeLoad>> snapshot(boolean fresh) {
+    private CompletableFuture<View> snapshot(boolean fresh) {
         synchronized (viewLock) {
             long now = clock.millis();
             boolean stale = view == null || view.isCompletedExceptionally()
@@ -152,22 +175,22 @@ public final class SessionRouter {
         }
     }
 
-    /** A read of the registry as the snapshot holds it, by node id; each node's beat noted for its liveness. */
-    private Map<String, NodeLoad> observed(List<NodeLoad> nodes) {
+    /** A read of the registry as the snapshot holds it; each node's beat noted for its liveness. */
+    private View observed(List<NodeLoad> nodes) {
         liveness.observe(nodes, clock.millis());
         Map<String, NodeLoad> byId = new ConcurrentHashMap<>();
         nodes.forEach(node -> byId.put(node.nodeId(), node));
-        return byId;
+        return new View(List.copyOf(byId.keySet()), byId);
     }
 
     /** What a reservation attempt said of a node is newer than the snapshot. */
     private void learn(String nodeId, NodeLoad summary) {
-        CompletableFuture<Map<String, NodeLoad>> current;
+        CompletableFuture<View> current;
         synchronized (viewLock) {
             current = view;
         }
         if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
-            Map<String, NodeLoad> nodes = current.join();
+            Map<String, NodeLoad> nodes = current.join().byId();
             if (summary == null) {
                 nodes.remove(nodeId);
             } else {
@@ -176,30 +199,39 @@ public final class SessionRouter {
         }
     }
 
+    /** The draw of a few judges only the nodes it meets: what a placement costs does not grow with the cluster. */
     private CompletionStage<Placement> tryCandidates(String sessionId, Protocol protocol, DisplaySize display,
-            Set<String> excluded, List<NodeLoad> nodes, boolean mayRefresh) {
-        List<NodeLoad> eligible = new ArrayList<>(nodes.size());
+            Set<String> excluded, View view, boolean mayRefresh) {
         long now = clock.millis();
-        for (NodeLoad node : nodes) {
-            if (!excluded.contains(node.nodeId()) && liveness.isFresh(node.nodeId(), now)) {
-                eligible.add(node);
-            }
-        }
-        Iterator<PlacementPolicy.Candidate> candidates = (choices > 0
-                ? PlacementPolicy.sample(eligible, protocol, display, choices, random)
-                : PlacementPolicy.rank(eligible, protocol, display)).iterator();
+        Predicate<NodeLoad> eligible = node -> !excluded.contains(node.nodeId())
+                && liveness.isFresh(node.nodeId(), now);
+        List<NodeLoad> nodes = view.nodes();
+        Iterator<PlacementPolicy.Candidate> candidates = choices > 0
+                ? PlacementPolicy.sample(nodes, eligible, protocol, display, choices, random)
+                : PlacementPolicy.rank(eligibleOf(nodes, eligible), protocol, display).iterator();
         return attempt(sessionId, protocol, display, candidates).thenCompose(placement -> {
             if (placement != null) {
                 return CompletableFuture.completedFuture(placement);
             }
             if (mayRefresh) {
                 return snapshot(true).thenCompose(fresh -> tryCandidates(sessionId, protocol, display,
-                        excluded, List.copyOf(fresh.values()), false));
+                        excluded, fresh, false));
             }
             CompletableFuture<Placement> failed = new CompletableFuture<>();
-            failed.completeExceptionally(new NoCapacityException(explain(eligible, protocol, display)));
+            failed.completeExceptionally(new NoCapacityException(explain(eligibleOf(nodes, eligible), protocol,
+                    display)));
             return failed;
         });
+    }
+
+    private static List<NodeLoad> eligibleOf(List<NodeLoad> nodes, Predicate<NodeLoad> eligible) {
+        List<NodeLoad> out = new ArrayList<>(nodes.size());
+        for (NodeLoad node : nodes) {
+            if (node != null && eligible.test(node)) {
+                out.add(node);
+            }
+        }
+        return out;
     }
 
     /** Tries the candidates in order; null when none took the session. */

@@ -29,8 +29,13 @@ public record ReservationBook(Map<String, Reservation> entries, long reservedMb,
         return rebuilt(entries);
     }
 
+    /** A loop, not a stream: placement asks it of every node it judges. */
     public int sessionCount() {
-        return sessions.values().stream().mapToInt(Integer::intValue).sum();
+        int count = 0;
+        for (int each : sessions.values()) {
+            count += each;
+        }
+        return count;
     }
 
     public int sessions(Protocol protocol) {

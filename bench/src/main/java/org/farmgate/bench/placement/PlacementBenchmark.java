@@ -3,8 +3,8 @@ package org.farmgate.bench.placement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-
 import java.util.Random;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.farmgate.model.CostModel;
 import org.farmgate.model.DisplaySize;
@@ -45,6 +45,7 @@ public class PlacementBenchmark {
     public int nodes;
 
     private List<NodeLoad> loads;
+    private final SplittableRandom draws = new SplittableRandom(26);
 
     @Setup
     public void simulate() {
@@ -71,6 +72,12 @@ public class PlacementBenchmark {
     @Benchmark
     public List<PlacementPolicy.Candidate> rankRdpSession() {
         return PlacementPolicy.rank(loads, Protocol.RDP, DisplaySize.DEFAULT);
+    }
+
+    /** Two choices ({@code GW_PLACEMENT_CHOICES=2}): the first candidate, what a placement that is taken costs. */
+    @Benchmark
+    public PlacementPolicy.Candidate drawTwoForRdpSession() {
+        return PlacementPolicy.sample(loads, node -> true, Protocol.RDP, DisplaySize.DEFAULT, 2, draws).next();
     }
 
     /** The cluster's capacity view does this for every node and protocol on each refresh. */

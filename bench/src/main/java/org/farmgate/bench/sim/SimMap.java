@@ -157,7 +157,7 @@ final class SimMap<V> {
                     return outcome.result();
                 }).thenApply(result -> {
                     if (fence[0]) { // the writer tells every member, once its write is answered (SealedMap)
-                        network.broadcast(caller, name + ".fence", Sizes.FENCE_BYTES);
+                        network.fence(caller, name + ".fence");
                     }
                     return result;
                 });
@@ -166,7 +166,7 @@ final class SimMap<V> {
             private <R> CompletionStage<R> fenced(int from, boolean[] fence, CompletionStage<R> written) {
                 return written.thenApply(result -> {
                     if (sealed && fence[0]) {
-                        network.broadcast(from, name + ".fence", Sizes.FENCE_BYTES);
+                        network.fence(from, name + ".fence");
                     }
                     return result;
                 });

@@ -19,6 +19,8 @@ final class SimNetwork {
     static final int PARTITIONS = 271;
     /** A call to a key this member owns: no network, a little work. */
     private static final long LOCAL_MICROS = 20;
+    /** The node's {@code FenceBus.BATCH_MILLIS}: its fences go to the peers together, every 5 ms. */
+    private static final long FENCE_BATCH_MICROS = 5_000;
 
     private final VirtualTime time;
     private final Traffic traffic;
@@ -30,6 +32,8 @@ final class SimNetwork {
     private int[] owners = new int[PARTITIONS];
     private final List<Runnable> waitingForMembership = new ArrayList<>();
     private int liveMembers;
+    /** Whether a node's batch of fences is waiting to go: a fence then rides along, costing bytes, no message. */
+    private final boolean[] fenceBatchOpen;
     private List<Integer> memberList;
 
     SimNetwork(VirtualTime time, Traffic traffic, Sizes sizes, SplittableRandom random, int nodes, long latencyMicros) {
@@ -40,6 +44,7 @@ final class SimNetwork {
         this.latencyMicros = latencyMicros;
         this.alive = new boolean[nodes];
         this.member = new boolean[nodes];
+        this.fenceBatchOpen = new boolean[nodes];
         java.util.Arrays.fill(alive, true);
         java.util.Arrays.fill(member, true);
         liveMembers = nodes;
@@ -196,8 +201,18 @@ final class SimNetwork {
         traffic.message(from, to, contributor, bytes);
     }
 
-    /** A message from {@code from} to every other member (a fence on the event bus). */
-    void broadcast(int from, String contributor, int bytes) {
-        traffic.broadcast(from, liveMembers - (member[from] ? 1 : 0), contributor, bytes);
+    /**
+     * A fence on the event bus, as {@code FenceBus} sends it: the first of a batch opens it and costs a message to
+     * every other member when the batch goes; fences written before then ride in the same message.
+     */
+    void fence(int from, String contributor) {
+        int receivers = liveMembers - (member[from] ? 1 : 0);
+        if (fenceBatchOpen[from]) {
+            traffic.broadcastBytes(from, receivers, contributor, Sizes.FENCE_IN_BATCH_BYTES);
+            return;
+        }
+        fenceBatchOpen[from] = true;
+        time.after(FENCE_BATCH_MICROS, () -> fenceBatchOpen[from] = false);
+        traffic.broadcast(from, receivers, contributor, Sizes.FENCE_BYTES);
     }
 }

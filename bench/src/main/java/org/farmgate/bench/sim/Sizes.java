@@ -22,6 +22,8 @@ final class Sizes {
     static final int SEAL_BYTES = 8 + 8 + 32;
     /** A fence on the event bus: map, key, revision, present, expiry, and the event bus's own framing. */
     static final int FENCE_BYTES = 160;
+    /** One more fence in a batch already going: its map and key with their lengths, revision, present, expiry. */
+    static final int FENCE_IN_BATCH_BYTES = 4 + 20 + 4 + 36 + 17;
     /** A Hazelcast member heartbeat (an operation with the sender's member and the cluster clock). */
     static final int HEARTBEAT_BYTES = 120;
     /** A synchronous backup's acknowledgement to the caller (a call id and the sender). */

@@ -71,8 +71,22 @@ final class Traffic {
             return;
         }
         broadcasts++;
-        broadcastBytes += bytes;
         ownBroadcasts[from]++;
+        broadcastSized(from, bytes);
+    }
+
+    /** Bytes added to a broadcast already counted (a fence in a batch that goes anyway): no message of its own. */
+    void broadcastBytes(int from, int receivers, String contributor, long bytes) {
+        if (!counting) {
+            return;
+        }
+        byContributor.computeIfAbsent(contributor, k -> new Count()).bytes += bytes * receivers;
+        sentBytes[from] += bytes * receivers;
+        broadcastSized(from, bytes);
+    }
+
+    private void broadcastSized(int from, long bytes) {
+        broadcastBytes += bytes;
         ownBroadcastBytes[from] += bytes;
     }
 

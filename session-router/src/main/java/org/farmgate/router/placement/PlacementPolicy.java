@@ -3,7 +3,14 @@ package org.farmgate.router.placement;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeLoad;
@@ -36,10 +43,9 @@ public final class PlacementPolicy {
     public static List<Candidate> rank(Collection<NodeLoad> nodes, Protocol protocol, DisplaySize display) {
         List<Candidate> candidates = new ArrayList<>(nodes.size());
         for (NodeLoad node : nodes) {
-            if (node.fits(protocol, display)) {
-                int charge = node.chargeMb(protocol, display);
-                candidates.add(new Candidate(node.nodeId(), charge, node.freeMb() - charge,
-                        node.reservations().sessionCount()));
+            Candidate candidate = candidate(node, protocol, display);
+            if (candidate != null) {
+                candidates.add(candidate);
             }
         }
         candidates.sort(BEST_FIRST);
@@ -49,28 +55,67 @@ public final class PlacementPolicy {
     /**
      * The best of {@code choices} candidates drawn at random first, best first among them; the other candidates
      * after, best first, for when the drawn ones refuse (the reservation re-checks on the entry itself).
+     *
+     * <p>Lazy, so that a placement costs the same whatever the cluster's size: the draw walks a random permutation of
+     * {@code nodes} until it has {@code choices} candidates (the first d that fit in a uniform order are a uniform d
+     * of those that fit), judging only the nodes it meets, and the rest is ranked only if every drawn one refused.
+     *
+     * @param nodes the nodes, a null element or one {@code eligible} refuses being no candidate
      */
-    public static List<Candidate> sample(Collection<NodeLoad> nodes, Protocol protocol, DisplaySize display,
-            int choices, RandomGenerator random) {
-        List<Candidate> ranked = rank(nodes, protocol, display);
-        int drawn = Math.min(choices, ranked.size());
-        // a partial Fisher-Yates shuffle of the ranks: the first `drawn` are the draw; each part sorted is best first
-        int[] positions = new int[ranked.size()];
-        for (int i = 0; i < positions.length; i++) {
-            positions[i] = i;
+    public static Iterator<Candidate> sample(List<NodeLoad> nodes, Predicate<NodeLoad> eligible, Protocol protocol,
+            DisplaySize display, int choices, RandomGenerator random) {
+        List<Candidate> drawn = new ArrayList<>(choices);
+        Set<String> drawnIds = new HashSet<>();
+        // the permutation's moved positions only, so that a draw allocates nothing in proportion to the cluster
+        Map<Integer, Integer> moved = new HashMap<>();
+        int size = nodes.size();
+        for (int i = 0; i < size && drawn.size() < choices; i++) {
+            int j = i + random.nextInt(size - i);
+            int picked = moved.getOrDefault(j, j);
+            moved.put(j, moved.getOrDefault(i, i));
+            NodeLoad node = nodes.get(picked);
+            Candidate candidate = node != null && eligible.test(node) ? candidate(node, protocol, display) : null;
+            if (candidate != null) {
+                drawn.add(candidate);
+                drawnIds.add(candidate.nodeId());
+            }
         }
-        for (int i = 0; i < drawn; i++) {
-            int j = i + random.nextInt(positions.length - i);
-            int swap = positions[i];
-            positions[i] = positions[j];
-            positions[j] = swap;
+        drawn.sort(BEST_FIRST);
+        return new Iterator<>() {
+            private Iterator<Candidate> current = drawn.iterator();
+            private boolean restRanked;
+
+            @Override
+            public boolean hasNext() {
+                if (!current.hasNext() && !restRanked) {
+                    restRanked = true;
+                    List<NodeLoad> rest = new ArrayList<>(nodes.size());
+                    for (NodeLoad node : nodes) {
+                        if (node != null && !drawnIds.contains(node.nodeId()) && eligible.test(node)) {
+                            rest.add(node);
+                        }
+                    }
+                    current = rank(rest, protocol, display).iterator();
+                }
+                return current.hasNext();
+            }
+
+            @Override
+            public Candidate next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                return current.next();
+            }
+        };
+    }
+
+    /** The node as a candidate for the session, or null when it cannot take it. */
+    private static Candidate candidate(NodeLoad node, Protocol protocol, DisplaySize display) {
+        if (!node.fits(protocol, display)) {
+            return null;
         }
-        java.util.Arrays.sort(positions, 0, drawn);
-        java.util.Arrays.sort(positions, drawn, positions.length);
-        List<Candidate> ordered = new ArrayList<>(ranked.size());
-        for (int position : positions) {
-            ordered.add(ranked.get(position));
-        }
-        return ordered;
+        int charge = node.chargeMb(protocol, display);
+        return new Candidate(node.nodeId(), charge, node.freeMb() - charge, node.reservations().sessionCount());
     }
 }

@@ -1,9 +1,21 @@
 package org.farmgate.router.placement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.HostMeasurements;
@@ -13,6 +25,7 @@ import org.farmgate.model.Protocol;
 import org.farmgate.model.Reservation;
 import org.farmgate.model.ReservationBook;
 import org.farmgate.router.Loads;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -66,29 +79,64 @@ class PlacementPolicyTest {
      * The best of d drawn first, then every other candidate best first. With 2 of 4 drawn evenly, a node leads as
      * often as pairs have it as their best: never the worst.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void samplesTheBestOfDDrawnAtRandomAndKeepsTheRestAsFallBack() {
         List<NodeLoad> nodes = List.of(Loads.node("a", 1000, 8000), Loads.node("b", 3000, 8000),
                 Loads.node("c", 2000, 8000), Loads.node("d", 4000, 8000), Loads.node("full", 50, 8000));
-        java.util.Map<String, Integer> first = new java.util.TreeMap<>();
-        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        Map<String, Integer> first = new TreeMap<>();
+        SplittableRandom random = new SplittableRandom(7);
         for (int i = 0; i < 6000; i++) {
-            List<String> order = PlacementPolicy.sample(nodes, Protocol.RDP, D, 2, random).stream()
-                    .map(PlacementPolicy.Candidate::nodeId).toList();
+            List<String> order = sampled(nodes, node -> true, 2, random);
             assertEquals(4, order.size(), "every node that fits, once: " + order);
-            assertEquals(java.util.Set.of("a", "b", "c", "d"), java.util.Set.copyOf(order));
+            assertEquals(Set.of("a", "b", "c", "d"), Set.copyOf(order));
             List<String> rest = order.subList(2, 4);
-            assertEquals(rest.stream().sorted(java.util.Comparator.comparing(id -> List.of("d", "b", "c", "a")
+            assertEquals(rest.stream().sorted(Comparator.comparing(id -> List.of("d", "b", "c", "a")
                     .indexOf(id))).toList(), rest, "the rest best first");
             first.merge(order.get(0), 1, Integer::sum);
         }
         // With 2 of 4 drawn, the best of the pair leads: d in 3 of 6 pairs, b in 2, c in 1, a never.
-        assertEquals(java.util.Set.of("b", "c", "d"), first.keySet(), first.toString());
+        assertEquals(Set.of("b", "c", "d"), first.keySet(), first.toString());
         assertEquals(3000, first.get("d"), 200);
         assertEquals(2000, first.get("b"), 200);
         assertEquals(1000, first.get("c"), 200);
-        assertEquals(List.of("d", "b"), PlacementPolicy.sample(nodes, Protocol.RDP, D, 9, random).stream()
-                .map(PlacementPolicy.Candidate::nodeId).toList().subList(0, 2), "more drawn than there are: ranked");
+        assertEquals(List.of("d", "b"), sampled(nodes, node -> true, 9, random).subList(0, 2),
+                "more drawn than there are: ranked");
+    }
+
+    /**
+     * A draw judges the nodes it meets, not the cluster: taking the drawn two of a thousand looks at a few nodes,
+     * and the rest is judged only when asked for. Nodes the router does not take (stale, excluded) and gone ones
+     * (null) are never candidates, drawn or not.
+     */
+    @Test
+    void aDrawJudgesOnlyTheNodesItMeetsAndSkipsTheIneligible() {
+        List<NodeLoad> nodes = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            nodes.add(i % 10 == 0 ? null : Loads.node("n" + i, 1000 + i, 8000));
+        }
+        AtomicInteger judged = new AtomicInteger();
+        Predicate<NodeLoad> eligible = node -> {
+            judged.incrementAndGet();
+            return !node.nodeId().endsWith("1");
+        };
+        Iterator<PlacementPolicy.Candidate> order = PlacementPolicy.sample(nodes, eligible, Protocol.RDP, D,
+                2, new SplittableRandom(3));
+        String first = order.next().nodeId();
+        String second = order.next().nodeId();
+        assertTrue(judged.get() < 20, judged + " nodes judged for a draw of two");
+        Set<String> seen = new HashSet<>(List.of(first, second));
+        order.forEachRemaining(candidate -> assertTrue(
+                seen.add(candidate.nodeId()), candidate.nodeId() + " offered twice"));
+        assertEquals(800, seen.size(), "every eligible node once: 900 present, 100 of them ending in 1");
+        assertTrue(seen.stream().noneMatch(id -> id.endsWith("1")));
+    }
+
+    private static List<String> sampled(List<NodeLoad> nodes, Predicate<NodeLoad> eligible,
+            int choices, RandomGenerator random) {
+        List<String> out = new ArrayList<>();
+        PlacementPolicy.sample(nodes, eligible, Protocol.RDP, D, choices, random)
+                .forEachRemaining(candidate -> out.add(candidate.nodeId()));
+        return out;
     }
 
     /** {@code count} pending RDP reservations of {@code eachMb} (0: the node's own charge). */
