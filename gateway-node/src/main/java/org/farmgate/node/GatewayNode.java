@@ -72,6 +72,7 @@ import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.peer.FenceBus;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.peer.PeerChannels;
+import org.farmgate.node.peer.TicketSpending;
 import org.farmgate.node.people.People;
 import org.farmgate.node.recording.LivePlayback;
 import org.farmgate.node.recording.RecordingLimits;
@@ -213,12 +214,15 @@ public final class GatewayNode {
                 tokens::restore), new Restoration.Part("people's standings and group mappings", people::restore),
                 new Restoration.Part("trusted SSH host keys", hostKeys::restore)), runtime.restored(),
                 config.nodeId(), clock);
+        NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
         // A ticket is worth what the token or login that proved its holder is worth when it is redeemed.
-        TicketService tickets = new TicketService(runtime.tickets(), TicketService.TICKET_PREFIX, credential ->
+        TicketService tickets = new TicketService(config.nodeId(), TicketService.TICKET_PREFIX,
+                TicketSpending.issuers(messenger, TicketService.TICKET_PREFIX), credential ->
                 credential.startsWith(LoginSessions.CREDENTIAL_PREFIX) ? logins.identityOf(credential)
                         : tokens.byHash(credential), clock);
         // Relay tickets carry no credential to check again: the node issues one for an identity it just checked.
-        TicketService relayTickets = new TicketService(runtime.relayTickets(), TicketService.RELAY_PREFIX,
+        TicketService relayTickets = new TicketService(config.nodeId(), TicketService.RELAY_PREFIX,
+                TicketSpending.issuers(messenger, TicketService.RELAY_PREFIX),
                 credential -> CompletableFuture.completedFuture(Optional.empty()), clock);
         Authenticator auth = new Authenticator(vertx, tokens, logins);
         this.quotaRepair = new QuotaRepair(vertx, runtime.membership(), registry, quota, QuotaRepair.ROUND,
@@ -228,7 +232,6 @@ public final class GatewayNode {
         this.fences = runtime.fences() == null ? null : new FenceBus(vertx, runtime.fences());
         this.orphanRecords = new OrphanRecords(vertx, config.nodeId(), directory, host, ledger, OrphanRecords.ROUND,
                 count -> metrics.repaired(NodeMetrics.Repair.ORPHAN_RECORDS, count));
-        NodeMessenger messenger = new NodeMessenger(vertx, config.cluster().peerTimeout().toMillis());
         this.peers = new PeerChannels(messenger, config.nodeId());
         SessionTargets targets = new SessionTargets(vertx, config.targets());
         OpenEndpoint openEndpoint = new OpenEndpoint(vertx, config.nodeId(), targets, config.userLimits(), host,
@@ -256,6 +259,8 @@ public final class GatewayNode {
         metrics.bindStrangers(strangers, s -> s.current().size(), Strangers::expulsions);
         openEndpoint.serve();
         shares.serve();
+        TicketSpending.serve(messenger, config.nodeId(), TicketService.TICKET_PREFIX, tickets);
+        TicketSpending.serve(messenger, config.nodeId(), TicketService.RELAY_PREFIX, relayTickets);
         Thumbnails thumbnails = config.thumbnailInterval().isZero() ? null : new Thumbnails(vertx, config.nodeId(),
                 host, guacd, messenger, config.thumbnailInterval(), clock);
         if (thumbnails != null) {

@@ -104,7 +104,7 @@ class TokensApiTest {
     @Test
     void ticketsHaveTheDocumentedShape() throws Exception {
         String ticket = node.ticket(TestNode.ADMIN);
-        assertTrue(ticket.matches("wst_[0-9a-f]{64}"), ticket);
+        assertTrue(ticket.matches("wst_[A-Za-z0-9_-]+\\.[0-9a-f]{64}"), ticket + ": its issuer, then the secret; safe in a URL");
         assertEquals(401, node.request("POST", "/api/ws-ticket", null, null).statusCode());
     }
 

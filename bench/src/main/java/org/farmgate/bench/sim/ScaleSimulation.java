@@ -49,14 +49,14 @@ public final class ScaleSimulation implements Callable<Integer> {
 
     /**
      * What a run's nodes do: {@code before} is the code as it was before issue 26 (commit c86516c: every node ranked,
-     * the router reading the registry for itself, every heartbeat fenced); the others are today's code with
-     * {@code GW_PLACEMENT_CHOICES} at 0 and 2.
+     * the router reading the registry for itself, every heartbeat fenced, tickets in a cluster map); the others are
+     * today's code with {@code GW_PLACEMENT_CHOICES} at 0 and 2.
      */
-    record Design(String name, int choices, boolean offerView, boolean fenceEveryBeat) {
+    record Design(String name, int choices, boolean offerView, boolean fenceEveryBeat, boolean ticketsInMap) {
     }
 
-    private static final List<Design> ALL_DESIGNS = List.of(new Design("before", 0, false, true),
-            new Design("rank-all", 0, true, false), new Design("two-choices", 2, true, false));
+    private static final List<Design> ALL_DESIGNS = List.of(new Design("before", 0, false, true, true),
+            new Design("rank-all", 0, true, false, false), new Design("two-choices", 2, true, false, false));
     private static final List<String> DESIGNS = ALL_DESIGNS.stream().map(Design::name).toList();
 
     @Spec
@@ -366,13 +366,16 @@ public final class ScaleSimulation implements Callable<Integer> {
                         cluster.network.send(host.index, router.index, "eventbus.open", cluster.sizes.of(pending));
                     }
                     host.opened(pending);
-                    // the browser asks the host for a ticket, its WebSocket brings it back and guacd's connection
-                    // opens
+                    // the browser asks the node that took its create for a ticket, its WebSocket brings it to the
+                    // host and guacd's connection opens
                     cluster.time.after(50_000, () -> {
-                        if (!host.alive()) {
+                        if (!host.alive() || !router.alive()) {
                             return;
                         }
-                        host.ticketIssuedAndRedeemed(sessionId).thenAccept(ignored -> {
+                        host.ticketRedeemed(router, sessionId).thenAccept(spent -> {
+                            if (!spent) {
+                                return;
+                            }
                             SessionInfo active = new SessionInfo(sessionId, kind.protocol(), SessionStatus.ACTIVE,
                                     Instant.EPOCH, "target", 3389, "someone", user, user, 1, host.nodeId,
                                     placement.chargedMb(), null, null).withRevision(2);

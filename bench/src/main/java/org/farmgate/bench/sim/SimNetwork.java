@@ -202,6 +202,28 @@ final class SimNetwork {
     }
 
     /**
+     * A request on the event bus and its answer: completes once both ways are travelled, with whether {@code to} was
+     * alive to answer (a node's own request costs nothing).
+     */
+    CompletableFuture<Boolean> ask(int from, int to, String contributor, int requestBytes, int answerBytes) {
+        CompletableFuture<Boolean> answered = new CompletableFuture<>();
+        if (from == to) {
+            answered.complete(true);
+            return answered;
+        }
+        traffic.message(from, to, contributor, requestBytes);
+        time.after(oneWay(), () -> {
+            if (!alive[to]) {
+                answered.complete(false);
+                return;
+            }
+            traffic.message(to, from, contributor, answerBytes);
+            time.after(oneWay(), () -> answered.complete(true));
+        });
+        return answered;
+    }
+
+    /**
      * A fence on the event bus, as {@code FenceBus} sends it: the first of a batch opens it and costs a message to
      * every other member when the batch goes; fences written before then ride in the same message.
      */

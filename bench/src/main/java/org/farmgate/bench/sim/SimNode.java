@@ -53,6 +53,9 @@ final class SimNode {
     final SessionQuota quota;
     final SessionDirectory directory;
     private final SharedMap<String, TicketService.Ticket> tickets;
+    private final boolean ticketsInMap;
+    /** A ticket's issuer answers with it (identity, credential, expiry), framed. */
+    private final int ticketAnswerBytes;
     private final VirtualTime time;
     private final SimNetwork network;
     private final long totalMb;
@@ -82,6 +85,9 @@ final class SimNode {
         this.quota = new SessionQuota(cluster.userSessions.from(index));
         this.directory = new SessionDirectory(cluster.sessions.from(index));
         this.tickets = cluster.tickets.from(index);
+        this.ticketsInMap = cluster.ticketsInMap;
+        this.ticketAnswerBytes = cluster.sizes.of(new TicketService.Ticket(BROWSER, null, time.instant()))
+                + Sizes.EVENT_BUS_FRAMING_BYTES;
         this.router = new SessionRouter(registry, time, heartbeat, heartbeat.multipliedBy(4), choices,
                 random.split());
     }
@@ -162,14 +168,23 @@ final class SimNode {
     }
 
     /**
-     * The browser's ticket, issued by this node and redeemed here by its WebSocket: what {@code TicketService} does
-     * to the map (a store with the ticket's life, then the removal that spends it), under a key made from the session
-     * instead of a random secret, so that a run depends on its seed alone.
+     * The browser's ticket, asked of the node that took its create ({@code issuer}) and brought here by its WebSocket.
+     * Today's {@code TicketService} holds it on its issuer: spending it is nothing when this node issued it, else one
+     * request to the issuer and its answer on the event bus. Before issue 26 it was a store in the tickets map with
+     * the ticket's life and the removal that spent it (a fence to every node). Keys are made from the session, not a
+     * random secret, so that a run depends on its seed alone.
+     *
+     * @return whether the ticket was spent (its issuer was there to answer)
      */
-    CompletionStage<TicketService.Ticket> ticketIssuedAndRedeemed(String sessionId) {
+    CompletionStage<Boolean> ticketRedeemed(SimNode issuer, String sessionId) {
+        if (!ticketsInMap) {
+            return network.ask(index, issuer.index, "eventbus.ticket-spend", Sizes.TICKET_SPEND_BYTES,
+                    ticketAnswerBytes);
+        }
         String key = "ticket-" + sessionId;
-        return tickets.set(key, new TicketService.Ticket(BROWSER, null, time.instant().plus(TicketService.LIFETIME)),
-                TicketService.LIFETIME).thenCompose(issued -> tickets.remove(key));
+        return issuer.tickets.set(key, new TicketService.Ticket(BROWSER, null, time.instant().plus(
+                TicketService.LIFETIME)), TicketService.LIFETIME)
+                .thenCompose(issued -> tickets.remove(key)).thenApply(spent -> true);
     }
 
     /** The session was placed here and is pending: its first record is written, as {@code SessionLedger.opened}. */

@@ -30,6 +30,10 @@ final class Sizes {
     static final int ACK_BYTES = 60;
     /** Hazelcast's anti-entropy for one partition replica: the partition, the replica, its namespaces' versions. */
     static final int ANTI_ENTROPY_BYTES = 200;
+    /** The event bus's own framing of a request or its answer: addresses, headers, lengths (as in a fence's size). */
+    static final int EVENT_BUS_FRAMING_BYTES = 96;
+    /** A ticket's hash asked of its issuer: 64 hex digits, as JSON, framed. */
+    static final int TICKET_SPEND_BYTES = 66 + EVENT_BUS_FRAMING_BYTES;
     /** The event bus's ping, or its pong, on a connection between two nodes. */
     static final int EVENT_BUS_PING_BYTES = 40;
 

@@ -12,7 +12,6 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.node.accountability.Restoration;
 import org.farmgate.node.auth.Login;
-import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
 import org.farmgate.node.auth.TokenService;
 import org.farmgate.node.hostkey.TrustedKey;
@@ -30,9 +29,9 @@ import org.farmgate.router.seal.SealedMap;
  * (the seal's {@link SealedMap.Policy}) and how Hazelcast keeps it (backups, near cache, in-memory form, split-brain
  * protection). Every map merges after a split by {@link DiscardMergePolicy}: the side that merges (the smaller) drops
  * its copy instead of adding the keys the other side lacks, which are mostly records the other side removed meanwhile
- * (an ended session, a revoked token, a spent ticket) and which Hazelcast's default (put if absent) brought back to
+ * (an ended session, a revoked token, a spent share) and which Hazelcast's default (put if absent) brought back to
  * life, found by the fault campaign. What the merging nodes still hold they write back themselves under their new
- * member ids (registry entry, session records, quota places); tokens and tickets made on the small side during the
+ * member ids (registry entry, session records, quota places); tokens and shares made on the small side during the
  * split are lost.
  */
 public final class ClusterMaps {
@@ -55,10 +54,6 @@ public final class ClusterMaps {
     }
 
     private static final BiConsumer<MapConfig, String> ONE_BACKUP = (config, quorum) -> { };
-    /** Tickets and pending sign-ins live seconds to minutes: a copy older than that is dead whatever its time to live
-     * in the map says (a stranger that puts one back chooses that), and their fences can go then. */
-    private static final SealedMap.Policy TICKET = new SealedMap.Policy(false, TicketService.LIFETIME.multipliedBy(2),
-            true);
 
     /**
      * Changed by entry processors many times a second: kept as objects, so that an update does not deserialise the
@@ -81,14 +76,12 @@ public final class ClusterMaps {
                     new NearCacheConfig("farmgate.tokens").setInvalidateOnChange(true)));
     public static final ClusterMap<TokenService.NameClaim> TOKEN_NAMES = new ClusterMap<>("farmgate.token-names",
             SealedMap.Policy.DEFAULT, ONE_BACKUP);
-    public static final ClusterMap<TicketService.Ticket> TICKETS = new ClusterMap<>("farmgate.tickets", TICKET,
-            ONE_BACKUP);
-    public static final ClusterMap<TicketService.Ticket> RELAY_TICKETS = new ClusterMap<>("farmgate.relay-tickets",
-            TICKET, ONE_BACKUP);
     public static final ClusterMap<Share> SHARES = new ClusterMap<>("farmgate.shares", SealedMap.Policy.DEFAULT,
             ONE_BACKUP);
     public static final ClusterMap<Login> LOGINS = new ClusterMap<>("farmgate.logins", SealedMap.Policy.DEFAULT,
             ONE_BACKUP);
+    /** Pending sign-ins live minutes: a copy older than that is dead whatever its time to live in the map says (a
+     * stranger that puts one back chooses that), and their fences can go then. */
     public static final ClusterMap<PendingLogin> LOGIN_FLOWS = new ClusterMap<>("farmgate.login-flows",
             new SealedMap.Policy(false, OidcSignIn.PENDING_LIFETIME.multipliedBy(2), true), ONE_BACKUP);
     /** Read on every GET by every node: a deserialised copy near each node, the owner's too. */
@@ -119,9 +112,8 @@ public final class ClusterMaps {
     public static final ClusterMap<Restoration.Restored> RESTORED = new ClusterMap<>("farmgate.restored",
             SealedMap.Policy.GRANTS_NOTHING, ONE_BACKUP);
 
-    static final List<ClusterMap<?>> ALL = List.of(NODES, SESSIONS, USER_SESSIONS, TOKENS, TOKEN_NAMES, TICKETS,
-            RELAY_TICKETS, SHARES, LOGINS, LOGIN_FLOWS, ADDRESSBOOK, ADDRESSBOOK_LEASE, PEOPLE, GROUP_ROLES, HOST_KEYS,
-            RESTORED);
+    static final List<ClusterMap<?>> ALL = List.of(NODES, SESSIONS, USER_SESSIONS, TOKENS, TOKEN_NAMES, SHARES,
+            LOGINS, LOGIN_FLOWS, ADDRESSBOOK, ADDRESSBOOK_LEASE, PEOPLE, GROUP_ROLES, HOST_KEYS, RESTORED);
 
     private ClusterMaps() {
     }

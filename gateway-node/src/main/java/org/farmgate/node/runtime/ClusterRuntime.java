@@ -31,7 +31,6 @@ import org.farmgate.model.SessionInfo;
 import org.farmgate.model.addressbook.AddressBook;
 import org.farmgate.node.accountability.Restoration;
 import org.farmgate.node.auth.Login;
-import org.farmgate.node.auth.TicketService;
 import org.farmgate.node.auth.TokenRecord;
 import org.farmgate.node.auth.TokenService;
 import org.farmgate.node.config.ClusterSecurity;
@@ -95,8 +94,6 @@ public final class ClusterRuntime {
     private final SharedMap<String, TokenRecord> tokens;
     private final SharedMap<String, Restoration.Restored> restored;
     private final SharedMap<String, TokenService.NameClaim> tokenNames;
-    private final SharedMap<String, TicketService.Ticket> tickets;
-    private final SharedMap<String, TicketService.Ticket> relayTickets;
     private final SharedMap<String, Share> shares;
     private final SharedMap<String, Login> logins;
     private final SharedMap<String, PendingLogin> loginFlows;
@@ -136,8 +133,6 @@ public final class ClusterRuntime {
         tokens = open(ClusterMaps.TOKENS);
         restored = open(ClusterMaps.RESTORED);
         tokenNames = open(ClusterMaps.TOKEN_NAMES);
-        tickets = open(ClusterMaps.TICKETS);
-        relayTickets = open(ClusterMaps.RELAY_TICKETS);
         shares = open(ClusterMaps.SHARES);
         logins = open(ClusterMaps.LOGINS);
         loginFlows = open(ClusterMaps.LOGIN_FLOWS);
@@ -362,14 +357,6 @@ public final class ClusterRuntime {
 
     public SharedMap<String, TokenService.NameClaim> tokenNames() {
         return tokenNames;
-    }
-
-    public SharedMap<String, TicketService.Ticket> tickets() {
-        return tickets;
-    }
-
-    public SharedMap<String, TicketService.Ticket> relayTickets() {
-        return relayTickets;
     }
 
     public SharedMap<String, Share> shares() {

@@ -8,8 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.error.ConflictException;
@@ -76,8 +81,8 @@ class TokenAndTicketTest {
     @Test
     void revokingATokenEndsItsTicketsAtOnce() {
         TokenService tokens = tokens(new LocalSharedMap<>(clock), new LocalSharedMap<>(clock));
-        TicketService tickets = new TicketService(new LocalSharedMap<>(clock), TicketService.TICKET_PREFIX,
-                tokens::byHash, clock);
+        TicketService tickets = new TicketService("n1", TicketService.TICKET_PREFIX, nowhere(), tokens::byHash,
+                clock);
         String token = join(tokens.create("bob", Role.OPERATOR, Set.of(), null)).token();
         Identity bob = join(tokens.authenticate(token)).orElseThrow();
         String kept = join(tickets.issue(bob, Secrets.sha256Hex(token)));
@@ -99,21 +104,84 @@ class TokenAndTicketTest {
 
     @Test
     void ticketsAreSingleUseAndExpireAfterThirtySeconds() {
-        LocalSharedMap<String, TicketService.Ticket> store = new LocalSharedMap<>(clock);
-        TicketService tickets = new TicketService(store, TicketService.TICKET_PREFIX, TokenAndTicketTest::unchecked,
-                clock);
+        TicketService tickets = new TicketService("node-1", TicketService.TICKET_PREFIX, nowhere(),
+                TokenAndTicketTest::unchecked, clock);
         Identity who = new Identity("tok_u", "u", Role.VIEWER, Set.of());
         String once = join(tickets.issue(who, null));
-        assertTrue(once.matches("wst_[0-9a-f]{64}"));
-        assertEquals(null, join(store.get(once)), "the store holds the hash, not the ticket");
+        assertTrue(once.matches("wst_bm9kZS0x\\.[0-9a-f]{64}"), once + ": names its issuer, then the secret");
         assertEquals(Optional.of(who), join(tickets.redeem(once)));
         assertTrue(join(tickets.redeem(once)).isEmpty());
 
         String late = join(tickets.issue(who, null));
         clock.advance(Duration.ofSeconds(30));
         assertTrue(join(tickets.redeem(late)).isEmpty());
-        assertFalse(join(new TicketService(store, TicketService.RELAY_PREFIX, TokenAndTicketTest::unchecked, clock)
-                .redeem(once)).isPresent());
+        String relayKind = join(tickets.issue(who, null));
+        assertFalse(join(new TicketService("node-1", TicketService.RELAY_PREFIX, nowhere(),
+                TokenAndTicketTest::unchecked, clock).redeem(relayKind)).isPresent(), "another kind's ticket");
+    }
+
+    /**
+     * A ticket is spent where it was issued, whichever node it is handed to: once, on any node; one that names a node
+     * that is gone, names none, or is not a ticket of this kind is unknown, and asks nobody.
+     */
+    @Test
+    void aTicketIsSpentOnTheNodeThatIssuedIt() {
+        Map<String, TicketService> nodes = new HashMap<>();
+        List<String> asked = new ArrayList<>();
+        TicketService.Issuers peers = (issuer, hash) -> {
+            asked.add(issuer);
+            TicketService node = nodes.get(issuer);
+            return node == null ? CompletableFuture.failedFuture(new TicketService.IssuerGoneException(issuer))
+                    : CompletableFuture.completedFuture(node.spend(hash));
+        };
+        for (String id : List.of("a", "b", "c")) {
+            nodes.put(id, new TicketService(id, TicketService.TICKET_PREFIX, peers, TokenAndTicketTest::unchecked,
+                    clock));
+        }
+        Identity who = new Identity("tok_u", "u", Role.VIEWER, Set.of());
+        String ticket = join(nodes.get("a").issue(who, null));
+        assertEquals(Optional.of(who), join(nodes.get("b").redeem(ticket)));
+        assertEquals(List.of("a"), asked, "one request, to the issuer");
+        for (TicketService node : nodes.values()) {
+            assertTrue(join(node.redeem(ticket)).isEmpty(), "spent once, on every node");
+        }
+        assertEquals(Optional.of(who), join(nodes.get("c").redeem(join(nodes.get("c").issue(who, null)))));
+
+        String fromGone = join(nodes.get("c").issue(who, null));
+        String fromRestarted = join(nodes.get("c").issue(who, null));
+        nodes.remove("c");
+        assertTrue(join(nodes.get("a").redeem(fromGone)).isEmpty(), "its issuer gone, the ticket is unknown");
+        nodes.put("c", new TicketService("c", TicketService.TICKET_PREFIX, peers, TokenAndTicketTest::unchecked,
+                clock));
+        assertTrue(join(nodes.get("a").redeem(fromRestarted)).isEmpty(), "a restarted issuer holds none of before");
+        asked.clear();
+        for (String forged : new String[] {"wst_", "wst_YQ", "wst_!!!.00", "rlt_YQ.00", "YQ.00", "wst_.00",
+                "wst_YQ.00"}) {
+            assertTrue(join(nodes.get("b").redeem(forged)).isEmpty(), forged);
+        }
+        assertEquals(List.of("a"), asked, "only the well-formed one, naming node a, asked it; a held no such ticket");
+    }
+
+    /** A node holds the tickets of one lifetime at most: spent or not, older ones go as new ones come. */
+    @Test
+    void aNodeHoldsNoTicketPastItsLife() {
+        TicketService tickets = new TicketService("n", TicketService.RELAY_PREFIX, nowhere(),
+                TokenAndTicketTest::unchecked, clock);
+        Identity who = new Identity("tok_u", "u", Role.VIEWER, Set.of());
+        for (int i = 0; i < 1000; i++) {
+            join(tickets.issue(who, null));
+        }
+        assertEquals(1000, tickets.held());
+        clock.advance(TicketService.LIFETIME);
+        join(tickets.issue(who, null));
+        assertEquals(1, tickets.held());
+    }
+
+    /** Issuers no test should reach: every ticket here is spent on the node that issued it. */
+    private static TicketService.Issuers nowhere() {
+        return (issuer, hash) -> {
+            throw new AssertionError("asked node " + issuer);
+        };
     }
 
     private static CompletionStage<Optional<Identity>> unchecked(String credential) {
