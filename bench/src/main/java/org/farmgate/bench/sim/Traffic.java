@@ -42,21 +42,26 @@ final class Traffic {
     }
 
     void message(int from, int to, String contributor, long bytes) {
-        if (sent(from, contributor, bytes, 1)) {
+        if (sent(from, contributor, bytes, 1, true)) {
             receivedMessages[to]++;
             receivedBytes[to] += bytes;
         }
     }
 
-    /** Counts {@code count} messages sent; whether they count at all. */
-    private boolean sent(int from, String contributor, long bytes, long count) {
+    /**
+     * Counts {@code bytes} sent to each of {@code count} receivers, as messages of their own or riding in messages
+     * already counted; whether they count at all.
+     */
+    private boolean sent(int from, String contributor, long bytes, long count, boolean messages) {
         if (!counting || count == 0) {
             return false;
         }
         Count c = byContributor.computeIfAbsent(contributor, k -> new Count());
-        c.messages += count;
+        if (messages) {
+            c.messages += count;
+            sentMessages[from] += count;
+        }
         c.bytes += bytes * count;
-        sentMessages[from] += count;
         sentBytes[from] += bytes * count;
         return true;
     }
@@ -67,25 +72,21 @@ final class Traffic {
      * dies.
      */
     void broadcast(int from, int receivers, String contributor, long bytes) {
-        if (!sent(from, contributor, bytes, receivers)) {
-            return;
+        if (sent(from, contributor, bytes, receivers, true)) {
+            broadcasts++;
+            ownBroadcasts[from]++;
+            sizedBroadcast(from, bytes);
         }
-        broadcasts++;
-        ownBroadcasts[from]++;
-        broadcastSized(from, bytes);
     }
 
     /** Bytes added to a broadcast already counted (a fence in a batch that goes anyway): no message of its own. */
     void broadcastBytes(int from, int receivers, String contributor, long bytes) {
-        if (!counting) {
-            return;
+        if (sent(from, contributor, bytes, receivers, false)) {
+            sizedBroadcast(from, bytes);
         }
-        byContributor.computeIfAbsent(contributor, k -> new Count()).bytes += bytes * receivers;
-        sentBytes[from] += bytes * receivers;
-        broadcastSized(from, bytes);
     }
 
-    private void broadcastSized(int from, long bytes) {
+    private void sizedBroadcast(int from, long bytes) {
         broadcastBytes += bytes;
         ownBroadcastBytes[from] += bytes;
     }

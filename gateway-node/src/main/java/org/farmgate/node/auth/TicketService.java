@@ -8,9 +8,9 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import org.farmgate.error.Failures;
 
 /**
  * Single-use tickets valid on every node: WebSocket tickets ({@code wst_}), so that a browser never puts its API
@@ -100,8 +100,9 @@ public final class TicketService {
         }
         String hash = Secrets.sha256Hex(ticket);
         CompletionStage<Ticket> spent = issuer.equals(nodeId) ? CompletableFuture.completedFuture(held.spend(hash))
-                : issuers.spend(issuer, hash).exceptionallyCompose(error -> unwrap(error) instanceof IssuerGoneException
-                        ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(error));
+                : issuers.spend(issuer, hash).exceptionallyCompose(error ->
+                        Failures.cause(error) instanceof IssuerGoneException ? CompletableFuture.completedFuture(null)
+                                : CompletableFuture.failedFuture(error));
         return spent.thenCompose(found -> {
             if (found == null || !clock.instant().isBefore(found.expiresAt())) {
                 return CompletableFuture.completedFuture(Optional.empty());
@@ -137,10 +138,5 @@ public final class TicketService {
         } catch (IllegalArgumentException notBase64) {
             return null;
         }
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null
-                ? error.getCause() : error;
     }
 }
