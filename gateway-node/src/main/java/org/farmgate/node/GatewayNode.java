@@ -173,8 +173,7 @@ public final class GatewayNode {
         // whenever the runtime stops (a shutdown, a start that failed after this point, a node killed in a test), the
         // store lets go of its threads, its pool and its database file
         // (on a thread of its own: closing waits for the outbox's writer, and this may run on an event loop)
-        runtime.stopped().onComplete(stopped -> DaemonThreads.named("farmgate-store-close")
-                .newThread(this::closeRecords).start());
+        runtime.stopped().onComplete(stopped -> closeRecordsOffTheLoops());
         if (!records.configured()) {
             LOG.warn("no database (GW_DB_URL): this cluster keeps no session history, no audit log and no reports, "
                     + "and when every node has stopped, every API token and sign-in is forgotten");
@@ -482,6 +481,7 @@ public final class GatewayNode {
         // runtime stopped meanwhile (a crash in a test, a member Hazelcast shut down) ends the steps still waiting on
         // its timers, which will never fire: the stop is over then.
         Promise<Void> done = Promise.promise();
+        Promise<Void> loopsDone = Promise.promise();
         runtime.stopped().onComplete(ignored -> done.tryComplete());
         if (!grace.isZero()) {
             // Users hear it first: their page can tell them to save their work, and when it will end.
@@ -520,11 +520,12 @@ public final class GatewayNode {
                 .compose(ignored -> Future.join(deployments.stream().map(vertx::undeploy).toList()))
                 .eventually(tunnels::close)
                 .eventually(guacd::close)
-                // the last facts (every session's end) are written, or spooled, before the node goes
-                .eventually(() -> vertx.executeBlocking(() -> {
-                    closeRecords();
-                    return null;
-                }, false))
+                .onComplete(ignored -> loopsDone.complete());
+        // The last facts (every session's end) are written, or spooled, before the node goes. From here on nothing is
+        // bound to an event loop: a crash may stop the loops meanwhile (a test kills a node that is stopping), and a
+        // thread completing a promise bound to a stopped loop has the rejection thrown at it, out of its task.
+        loopsDone.future()
+                .eventually(this::closeRecordsOffTheLoops)
                 .onComplete(ignored -> {
                     if (addressBook != null) {
                         addressBook.close();
@@ -568,6 +569,20 @@ public final class GatewayNode {
     }
 
     /** Blocks for as long as the outbox takes to write or spool what it holds (at most about ten seconds). */
+    /** {@link #closeRecords} on a thread of its own; the answer is bound to no event loop. */
+    private Future<Void> closeRecordsOffTheLoops() {
+        Promise<Void> closed = Promise.promise();
+        DaemonThreads.named("farmgate-store-close").newThread(() -> {
+            try {
+                closeRecords();
+                closed.complete();
+            } catch (RuntimeException e) {
+                closed.fail(e);
+            }
+        }).start();
+        return closed.future();
+    }
+
     private void closeRecords() {
         if (recordings != null) {
             recordings.close();
