@@ -229,8 +229,9 @@ public final class GatewayNode {
         this.strangers = new Strangers(runtime.membership(), config.cluster().strangerGrace(),
                 config.cluster().expelStrangers(), clock);
         this.fences = runtime.fences() == null ? null : new FenceBus(vertx, runtime.fences());
-        this.orphanRecords = new OrphanRecords(vertx, config.nodeId(), directory, host, ledger, OrphanRecords.ROUND,
-                count -> metrics.repaired(NodeMetrics.Repair.ORPHAN_RECORDS, count));
+        this.orphanRecords = new OrphanRecords(vertx, config.nodeId(), directory, host, ledger, runtime.membership(),
+                messenger, OrphanRecords.ROUND, count -> metrics.repaired(NodeMetrics.Repair.ORPHAN_RECORDS, count));
+        agent.onView(orphanRecords::seen);
         this.peers = new PeerChannels(messenger, config.nodeId());
         SessionTargets targets = new SessionTargets(vertx, config.targets());
         OpenEndpoint openEndpoint = new OpenEndpoint(vertx, config.nodeId(), targets, config.userLimits(), host,

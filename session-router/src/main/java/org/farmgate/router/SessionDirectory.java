@@ -1,11 +1,14 @@
 package org.farmgate.router;
 
+import java.io.Serializable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.model.SessionInfo;
@@ -89,6 +92,20 @@ public final class SessionDirectory {
         return records.query(new LiveOnNode(nodeId));
     }
 
+    /**
+     * Every live session's id, by the node its record names: one query for the whole cluster, where asking each node's
+     * {@link #liveOn} would be one per node (the coordinator's census, {@code OrphanRecords}).
+     */
+    public CompletionStage<Map<String, List<String>>> liveByNode() {
+        return records.query(new LiveAnywhere()).thenApply(live -> {
+            Map<String, List<String>> byNode = new HashMap<>();
+            for (Live one : live) {
+                byNode.computeIfAbsent(one.nodeId(), node -> new ArrayList<>()).add(one.sessionId());
+            }
+            return byNode;
+        });
+    }
+
     /** Marks these sessions {@code lost} where their record is still live on {@code nodeId}; the records marked. */
     public CompletionStage<List<SessionInfo>> markLost(Collection<String> ids, String nodeId, Instant at) {
         CompletionStage<List<SessionInfo>> done = CompletableFuture.completedFuture(new ArrayList<>());
@@ -130,6 +147,23 @@ public final class SessionDirectory {
         @Override
         public String project(SessionInfo value) {
             return value.sessionId();
+        }
+    }
+
+    /** A live session and the node its record names. */
+    private record Live(String sessionId, String nodeId) implements Serializable {
+    }
+
+    private record LiveAnywhere() implements Query<SessionInfo, Live> {
+
+        @Override
+        public boolean matches(SessionInfo value) {
+            return value.status().isLive() && !isTombstone(value);
+        }
+
+        @Override
+        public Live project(SessionInfo value) {
+            return new Live(value.sessionId(), value.nodeId());
         }
     }
 

@@ -21,6 +21,7 @@ final class SimCluster {
     final SimMap<SessionInfo> sessions;
     final SimMap<TicketService.Ticket> tickets;
     final boolean ticketsInMap;
+    final boolean censusPerNode;
     final SimNode[] members;
 
     SimCluster(int size, Duration heartbeat, long latencyMicros, long hostMb, NodeLimits limits,
@@ -39,6 +40,7 @@ final class SimCluster {
         this.sessions = new SimMap<>("sessions", time, network, sizes, false, true);
         this.tickets = new SimMap<>("tickets", time, network, sizes, true, true);
         this.ticketsInMap = design.ticketsInMap();
+        this.censusPerNode = design.censusPerNode();
         this.members = new SimNode[size];
         for (int i = 0; i < size; i++) {
             members[i] = new SimNode(i, this, hostMb, limits, design.choices(), design.offerView(), random);

@@ -54,6 +54,8 @@ final class SimNode {
     final SessionDirectory directory;
     private final SharedMap<String, TicketService.Ticket> tickets;
     private final boolean ticketsInMap;
+    private final boolean censusPerNode;
+    private final SimCluster cluster;
     /** A ticket's issuer answers with it (identity, credential, expiry), framed. */
     private final int ticketAnswerBytes;
     private final VirtualTime time;
@@ -86,6 +88,8 @@ final class SimNode {
         this.directory = new SessionDirectory(cluster.sessions.from(index));
         this.tickets = cluster.tickets.from(index);
         this.ticketsInMap = cluster.ticketsInMap;
+        this.censusPerNode = cluster.censusPerNode;
+        this.cluster = cluster;
         this.ticketAnswerBytes = cluster.sizes.of(new TicketService.Ticket(BROWSER, null, time.instant()))
                 + Sizes.EVENT_BUS_FRAMING_BYTES;
         this.router = new SessionRouter(registry, time, heartbeat, heartbeat.multipliedBy(4), choices,
@@ -103,17 +107,31 @@ final class SimNode {
     }
 
     /**
-     * Every {@link OrphanRecords#ROUND} the node reads which sessions the directory calls live on it; every
-     * {@link QuotaRepair#ROUND} the coordinator reads every reservation and every quota place.
+     * Every {@link OrphanRecords#ROUND} the coordinator reads every live record and tells each node the ids the
+     * directory calls live on it (before: each node read its own); every {@link QuotaRepair#ROUND} the coordinator
+     * reads every reservation and every quota place.
      */
     private void scan(int round) {
         if (!alive()) {
             return;
         }
-        directory.liveOn(nodeId);
+        boolean coordinator = network.members().get(0) == index;
+        if (censusPerNode) {
+            directory.liveOn(nodeId);
+        } else if (coordinator) {
+            directory.liveByNode().thenAccept(byNode -> {
+                for (int other : network.members()) {
+                    if (other != index) {
+                        int ids = byNode.getOrDefault(cluster.members[other].nodeId, List.of()).size();
+                        network.send(index, other, "eventbus.orphan-census", Sizes.EVENT_BUS_FRAMING_BYTES + 2
+                                + ids * Sizes.SESSION_ID_IN_LIST_BYTES);
+                    }
+                }
+            });
+        }
         long every = OrphanRecords.ROUND.toNanos() / 1000;
         boolean quotaRound = round % (QuotaRepair.ROUND.toNanos() / 1000 / every) == 0;
-        if (quotaRound && network.members().get(0) == index) {
+        if (quotaRound && coordinator) {
             registry.reservedSessions();
             quota.places();
         }

@@ -36,6 +36,8 @@ final class Sizes {
     static final int TICKET_SPEND_BYTES = 66 + EVENT_BUS_FRAMING_BYTES;
     /** The event bus's ping, or its pong, on a connection between two nodes. */
     static final int EVENT_BUS_PING_BYTES = 40;
+    /** A session id in a JSON list: 36 characters, its quotes and a comma. */
+    static final int SESSION_ID_IN_LIST_BYTES = 36 + 3;
 
     private final Map<Class<?>, Integer> byClass = new HashMap<>();
     private final int entryBase;

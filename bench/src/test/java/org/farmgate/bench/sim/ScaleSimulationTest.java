@@ -84,7 +84,7 @@ class ScaleSimulationTest {
         ScaleSimulation.Result idle = run(5, "rank-all", "--creates-per-second", "0");
         assertEquals(0, idle.created);
         for (String contributor : new String[] {"nodes.Publish", "nodes.get", "nodes.backup", "nodes.Summaries",
-                "sessions.LiveOnNode", "hazelcast.heartbeat (modelled)", "hazelcast.anti-entropy (modelled)",
+                "sessions.LiveAnywhere", "eventbus.orphan-census", "hazelcast.heartbeat (modelled)", "hazelcast.anti-entropy (modelled)",
                 "eventbus.ping (modelled)"}) {
             assertTrue(idle.contributors.containsKey(contributor) && idle.contributors.get(contributor).messages > 0,
                     contributor + " in " + idle.contributors.keySet());
@@ -94,5 +94,18 @@ class ScaleSimulationTest {
         assertTrue(busy.contributors.get("sessions.backup").messages > busy.created,
                 "a session's record is written, backed up and acknowledged: " + busy.contributors.keySet());
         assertTrue(busy.messagesPerNodeSecond > idle.messagesPerNodeSecond, idle.line() + "\n" + busy.line());
+    }
+
+    @Test
+    void theOrphanCensusIsTheCoordinatorsNotEveryNodes() {
+        // before: every node asks every member for its records each round, N * 2(N - 1) messages; now the coordinator
+        // asks once and tells each node, 3(N - 1)
+        ScaleSimulation.Result before = run(20, "before", "--creates-per-second", "0");
+        ScaleSimulation.Result now = run(20, "rank-all", "--creates-per-second", "0");
+        long perNode = before.contributors.get("sessions.LiveOnNode").messages;
+        long census = now.contributors.get("sessions.LiveAnywhere").messages
+                + now.contributors.get("eventbus.orphan-census").messages;
+        assertTrue(perNode > 8 * census, perNode + " messages against the census's " + census);
+        assertTrue(!now.contributors.containsKey("sessions.LiveOnNode"), now.contributors.keySet().toString());
     }
 }

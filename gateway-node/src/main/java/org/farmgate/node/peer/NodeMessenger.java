@@ -7,6 +7,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.farmgate.error.GatewayException;
 import org.farmgate.error.OutcomeUnknownException;
@@ -75,6 +76,29 @@ public final class NodeMessenger {
                     message.fail(GuacamoleStatus.SERVER_ERROR.code(), "internal error on the owning node");
                 }
             });
+        });
+    }
+
+    /**
+     * Tells {@code nodeId} of something and waits for nothing: no reply travels back, and a node not there misses
+     * it (the teller does again next time, or the listener does not depend on every notice).
+     */
+    public void tell(String nodeId, String action, Object notice) {
+        try {
+            vertx.eventBus().send(address(nodeId, action), Json.mapper().writeValueAsString(notice));
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("unserialisable " + action + " notice", e);
+        }
+    }
+
+    /** Hears what other nodes {@linkplain #tell tell} this node of {@code action}; an unreadable notice is dropped. */
+    public <Q> MessageConsumer<String> hear(String nodeId, String action, Class<Q> noticeType, Consumer<Q> listener) {
+        return vertx.eventBus().<String>consumer(address(nodeId, action), message -> {
+            try {
+                listener.accept(Json.mapper().readValue(message.body(), noticeType));
+            } catch (JsonProcessingException e) {
+                LOG.warn("an unreadable {} notice was dropped", action);
+            }
         });
     }
 

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
+import org.farmgate.node.TestCluster;
 import org.farmgate.node.TestNode;
 import org.farmgate.testkit.client.WsClient;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The fault campaign found a record that called a session live on a node that did not hold it (its end written
  * while a split's partitions migrated, and lost): nothing repaired it. A node now marks such records lost, after
- * seeing them twice, and leaves the sessions it holds alone.
+ * seeing them twice, and leaves the sessions it holds alone; in a cluster the coordinator reads the directory once a
+ * round and tells each node its part.
  */
 class OrphanRecordsTest {
 
@@ -24,10 +27,7 @@ class OrphanRecordsTest {
     void aRecordOfASessionTheNodeDoesNotHoldIsMarkedLostOnTheSecondRound() throws Exception {
         try (TestNode node = TestNode.start()) {
             SessionInfo held = node.sshSession();
-            SessionInfo ghost = new SessionInfo("ghost-session", Protocol.SSH, SessionStatus.ACTIVE, Instant.now(),
-                    "127.0.0.1", 22, "u", "admin", "admin", 1, "test-node", 17, null, null);
-            node.node.runtime().sessions().set(ghost.sessionId(), ghost).toCompletableFuture().get(10,
-                    TimeUnit.SECONDS);
+            ghost(node, "ghost-session", "test-node");
             OrphanRecords repair = node.node.orphanRecords();
 
             assertEquals(List.of(), repair.repairOnce().await(10, TimeUnit.SECONDS), "one sighting is not enough");
@@ -65,5 +65,30 @@ class OrphanRecordsTest {
                 }
             }, "the node's own end was not written again");
         }
+    }
+
+    @Test
+    void theCoordinatorsCensusReachesTheNodeARecordNames() throws Exception {
+        try (TestCluster cluster = TestCluster.start(2, number -> Map.of())) {
+            TestNode coordinator = cluster.node(1);
+            TestNode named = cluster.node(2);
+            SessionInfo ghost = ghost(coordinator, "ghost-of-node-2", "node-2");
+            OrphanRecords census = coordinator.node.orphanRecords();
+
+            assertEquals(List.of(), census.repairOnce().await(10, TimeUnit.SECONDS), "nothing of the coordinator's");
+            assertEquals(SessionStatus.ACTIVE, named.session(ghost.sessionId()).status(), "one sighting is not enough");
+            assertEquals(List.of(), census.repairOnce().await(10, TimeUnit.SECONDS));
+            named.awaitStatus(ghost.sessionId(), SessionStatus.LOST); // node-2 marks the record it was told of
+            assertTrue(named.request("GET", "/metrics", null, null).body()
+                    .contains("farmgate_repairs_total{kind=\"orphan_records\"} 1.0"), "node-2 counts the repair");
+        }
+    }
+
+    /** A record that calls {@code sessionId} live on {@code nodeId}, which nobody holds, written through {@code via}. */
+    private static SessionInfo ghost(TestNode via, String sessionId, String nodeId) throws Exception {
+        SessionInfo ghost = new SessionInfo(sessionId, Protocol.SSH, SessionStatus.ACTIVE, Instant.now(), "127.0.0.1",
+                22, "u", "admin", "admin", 1, nodeId, 17, null, null);
+        via.node.runtime().sessions().set(sessionId, ghost).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        return ghost;
     }
 }
