@@ -569,21 +569,14 @@ public final class GatewayNode {
         });
     }
 
-    /** Blocks for as long as the outbox takes to write or spool what it holds (at most about ten seconds). */
-    /** {@link #closeRecords} on a thread of its own; the answer is bound to no event loop. */
     private Future<Void> closeRecordsOffTheLoops() {
-        Promise<Void> closed = Promise.promise();
-        DaemonThreads.named("farmgate-store-close").newThread(() -> {
-            try {
-                closeRecords();
-                closed.complete();
-            } catch (RuntimeException e) {
-                closed.fail(e);
-            }
-        }).start();
-        return closed.future();
+        return DaemonThreads.offTheLoops("farmgate-store-close", () -> {
+            closeRecords();
+            return null;
+        });
     }
 
+    /** Blocks for as long as the outbox takes to write or spool what it holds (at most about ten seconds). */
     private void closeRecords() {
         if (recordings != null) {
             recordings.close();

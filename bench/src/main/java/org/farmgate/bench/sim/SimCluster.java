@@ -20,8 +20,7 @@ final class SimCluster {
     final SimMap<SessionQuota.Places> userSessions;
     final SimMap<SessionInfo> sessions;
     final SimMap<TicketService.Ticket> tickets;
-    final boolean ticketsInMap;
-    final boolean censusPerNode;
+    final ScaleSimulation.Design design;
     final SimNode[] members;
 
     SimCluster(int size, Duration heartbeat, long latencyMicros, long hostMb, NodeLimits limits,
@@ -39,8 +38,7 @@ final class SimCluster {
         this.userSessions = new SimMap<>("user-sessions", time, network, sizes, true, true);
         this.sessions = new SimMap<>("sessions", time, network, sizes, false, true);
         this.tickets = new SimMap<>("tickets", time, network, sizes, true, true);
-        this.ticketsInMap = design.ticketsInMap();
-        this.censusPerNode = design.censusPerNode();
+        this.design = design;
         this.members = new SimNode[size];
         for (int i = 0; i < size; i++) {
             members[i] = new SimNode(i, this, hostMb, limits, design.choices(), design.offerView(), random);

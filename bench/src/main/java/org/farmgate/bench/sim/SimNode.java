@@ -53,8 +53,6 @@ final class SimNode {
     final SessionQuota quota;
     final SessionDirectory directory;
     private final SharedMap<String, TicketService.Ticket> tickets;
-    private final boolean ticketsInMap;
-    private final boolean censusPerNode;
     private final SimCluster cluster;
     /** A ticket's issuer answers with it (identity, credential, expiry), framed. */
     private final int ticketAnswerBytes;
@@ -87,8 +85,6 @@ final class SimNode {
         this.quota = new SessionQuota(cluster.userSessions.from(index));
         this.directory = new SessionDirectory(cluster.sessions.from(index));
         this.tickets = cluster.tickets.from(index);
-        this.ticketsInMap = cluster.ticketsInMap;
-        this.censusPerNode = cluster.censusPerNode;
         this.cluster = cluster;
         this.ticketAnswerBytes = cluster.sizes.of(new TicketService.Ticket(BROWSER, null, time.instant()))
                 + Sizes.EVENT_BUS_FRAMING_BYTES;
@@ -116,7 +112,7 @@ final class SimNode {
             return;
         }
         boolean coordinator = network.members().get(0) == index;
-        if (censusPerNode) {
+        if (cluster.design.censusPerNode()) {
             directory.liveOn(nodeId);
         } else if (coordinator) {
             directory.liveByNode().thenAccept(byNode -> {
@@ -195,7 +191,7 @@ final class SimNode {
      * @return whether the ticket was spent (its issuer was there to answer)
      */
     CompletionStage<Boolean> ticketRedeemed(SimNode issuer, String sessionId) {
-        if (!ticketsInMap) {
+        if (!cluster.design.ticketsInMap()) {
             return network.ask(index, issuer.index, "eventbus.ticket-spend", Sizes.TICKET_SPEND_BYTES,
                     ticketAnswerBytes);
         }

@@ -22,7 +22,6 @@ import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
@@ -200,7 +199,7 @@ public final class ClusterRuntime {
         // What Vert.x's manager reads to know the member as a Vert.x node when it is handed one (its documented way
         // of running on a Hazelcast instance of the application's own).
         hazelcastConfig.getMemberAttributeConfig().setAttribute(VERTX_NODE_ID, UUID.randomUUID().toString());
-        return offTheLoops("farmgate-join", () -> Hazelcast.newHazelcastInstance(hazelcastConfig))
+        return DaemonThreads.offTheLoops("farmgate-join", () -> Hazelcast.newHazelcastInstance(hazelcastConfig))
                 .compose(member -> {
                     if (cluster.host() == null) {
                         // The address the manager would have given the event bus for a member of its own.
@@ -209,7 +208,7 @@ public final class ClusterRuntime {
                     return Vertx.builder().with(options).withMetrics(metricsFactory)
                             .withClusterManager(new HazelcastClusterManager(member)).buildClustered()
                             .map(vertx -> new ClusterRuntime(vertx, member, seal, fences, metrics::rejectedRecord))
-                            .recover(e -> offTheLoops("farmgate-leave", () -> {
+                            .recover(e -> DaemonThreads.offTheLoops("farmgate-leave", () -> {
                                 member.getLifecycleService().terminate(); // ours to stop, Vert.x did not start
                                 return null;
                             }).transform(ignored -> Future.<ClusterRuntime>failedFuture(e)));
@@ -218,24 +217,6 @@ public final class ClusterRuntime {
                         + cluster.port() + ", event bus port " + security.eventBusPort() + " on "
                         + (cluster.host() == null ? "Hazelcast's pick of address" : cluster.host()) + "): "
                         + e.getMessage(), e)));
-    }
-
-    /**
-     * Runs {@code work}, which blocks, on a thread of its own: the caller may be anywhere, an event loop included,
-     * and the answer is bound to no event loop (a failed start closes Vert.x, whose loops would never deliver it).
-     */
-    private static <T> Future<T> offTheLoops(String name, Callable<T> work) {
-        Promise<T> done = Promise.promise();
-        Thread thread = new Thread(() -> {
-            try {
-                done.complete(work.call());
-            } catch (Throwable e) {
-                done.fail(e);
-            }
-        }, name);
-        thread.setDaemon(true);
-        thread.start();
-        return done.future();
     }
 
     static Config hazelcastConfig(ClusterSettings cluster) {
@@ -406,7 +387,7 @@ public final class ClusterRuntime {
         if (!stopping.compareAndSet(null, closed.future())) {
             return stopping.get();
         }
-        offTheLoops("farmgate-close", () -> {
+        DaemonThreads.offTheLoops("farmgate-close", () -> {
             try {
                 vertx.close().await();
             } finally {
