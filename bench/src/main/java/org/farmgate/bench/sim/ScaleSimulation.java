@@ -50,15 +50,16 @@ public final class ScaleSimulation implements Callable<Integer> {
     /**
      * What a run's nodes do: {@code before} is the code as it was before issue 26 (commit c86516c: every node ranked,
      * the router reading the registry for itself, every heartbeat fenced, tickets in a cluster map, each node reading
-     * its own records for the orphan scan); the others are today's code with {@code GW_PLACEMENT_CHOICES} at 0 and 2.
+     * its own records for the orphan scan, every reservation's and place's fence told to every node); the others are
+     * today's code with {@code GW_PLACEMENT_CHOICES} at 0 and 2.
      */
     record Design(String name, int choices, boolean offerView, boolean fenceEveryBeat, boolean ticketsInMap,
-            boolean censusPerNode) {
+            boolean censusPerNode, boolean fencesAtOwner) {
     }
 
-    private static final List<Design> ALL_DESIGNS = List.of(new Design("before", 0, false, true, true, true),
-            new Design("rank-all", 0, true, false, false, false),
-            new Design("two-choices", 2, true, false, false, false));
+    private static final List<Design> ALL_DESIGNS = List.of(new Design("before", 0, false, true, true, true, false),
+            new Design("rank-all", 0, true, false, false, false, true),
+            new Design("two-choices", 2, true, false, false, false, true));
     private static final List<String> DESIGNS = ALL_DESIGNS.stream().map(Design::name).toList();
 
     @Spec

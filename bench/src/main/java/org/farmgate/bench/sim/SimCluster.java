@@ -30,12 +30,16 @@ final class SimCluster {
         this.sizes = SizesOfRealRecords.measure();
         this.network = new SimNetwork(time, traffic, sizes, random.split(), size, latencyMicros);
         // as ClusterMaps declares them: the registry and the quota grant access (fenced), the directory does not; the
-        // registry's backup is asynchronous, the others' synchronous
+        // registry's backup is asynchronous, the others' synchronous; the registry's and the quota's owner decides
         this.nodes = new SimMap<>("nodes", time, network, sizes, true, false);
         if (design.fenceEveryBeat()) {
             nodes.fenceEvery("Publish"); // before issue 26 a heartbeat's write was fenced whatever it changed
         }
         this.userSessions = new SimMap<>("user-sessions", time, network, sizes, true, true);
+        if (design.fencesAtOwner()) {
+            nodes.ownerDecides();
+            userSessions.ownerDecides();
+        }
         this.sessions = new SimMap<>("sessions", time, network, sizes, false, true);
         this.tickets = new SimMap<>("tickets", time, network, sizes, true, true);
         this.design = design;

@@ -18,7 +18,8 @@ import org.farmgate.router.store.Update;
  * that took over would), and a {@link SharedMap} per member whose calls travel through the {@link SimNetwork}. The
  * real updates and queries run on it, on the owner, at the instant the request arrives there. A sealed map's writes
  * that narrow (the update's own {@code narrows}, asked as {@code SealedUpdate} asks it) are followed by a fence from
- * the writer to every member, as {@code SealedMap}'s are; the seal's bytes are counted, its work is not.
+ * the writer to every member, as {@code SealedMap}'s are, or, where the owner decides, carried in the write's backup
+ * (a {@code FenceNote}); the seal's bytes are counted, its work is not.
  */
 final class SimMap<V> {
 
@@ -36,6 +37,7 @@ final class SimMap<V> {
     private final Map<String, Map<Query<V, ?>, Object>> projections = new HashMap<>();
     private BiConsumer<String, V> afterWrite = (key, value) -> { };
     private String alwaysFenced;
+    private boolean ownerDecides;
 
     /** @param synchronousBackup whether a write waits for its backup's acknowledgement (else it is asynchronous) */
     SimMap(String name, VirtualTime time, SimNetwork network, Sizes sizes, boolean sealed, boolean synchronousBackup) {
@@ -50,6 +52,11 @@ final class SimMap<V> {
     /** Writes of the update named so are fenced whatever they change: an earlier version of the code. */
     void fenceEvery(String updateName) {
         this.alwaysFenced = updateName;
+    }
+
+    /** Its fences stay with the owner and ride in the backup ({@code SealedMap.Policy.DECIDED_BY_OWNER}). */
+    void ownerDecides() {
+        this.ownerDecides = true;
     }
 
     /** Told of every write, on the owner, at once: where the simulation checks its invariants. */
@@ -83,7 +90,13 @@ final class SimMap<V> {
     }
 
     private void backUp(int caller, String key, Object carried) {
-        network.backUp(caller, key, name + ".backup", sizes.of(carried), synchronousBackup);
+        backUp(caller, key, carried, false);
+    }
+
+    /** A backup, with the owner's note of a fence in it when the write was fenced where the owner decides. */
+    private void backUp(int caller, String key, Object carried, boolean fenced) {
+        network.backUp(caller, key, name + ".backup", sizes.of(carried)
+                + (fenced && ownerDecides ? Sizes.FENCE_NOTE_BYTES : 0), synchronousBackup);
     }
 
     private String contributor(Object operation) {
@@ -110,7 +123,7 @@ final class SimMap<V> {
                 return fenced(caller, fence, network.call(caller, key, contributor("set"), value, () -> {
                     fence[0] = live(entries.get(key)) != null;
                     write(key, value, ttl);
-                    backUp(caller, key, value);
+                    backUp(caller, key, value, sealed && fence[0]);
                     return null;
                 }));
             }
@@ -135,7 +148,7 @@ final class SimMap<V> {
                     V current = live(entries.get(key));
                     fence[0] = current != null;
                     write(key, null, null);
-                    backUp(caller, key, key);
+                    backUp(caller, key, key, sealed && fence[0]);
                     return current;
                 }));
             }
@@ -149,14 +162,14 @@ final class SimMap<V> {
                     Update.Outcome<V, R> outcome = update.apply(before, MemberContext.NONE);
                     if (outcome.write()) {
                         write(key, outcome.value(), outcome.ttl());
-                        backUp(caller, key, update); // Hazelcast's entry backup runs the processor again
                         fence[0] = sealed && (before != null || outcome.value() != null)
                                 && (update.narrows(before, outcome.value())
                                         || update.getClass().getSimpleName().equals(alwaysFenced));
+                        backUp(caller, key, update, fence[0]); // Hazelcast's entry backup runs the processor again
                     }
                     return outcome.result();
                 }).thenApply(result -> {
-                    if (fence[0]) { // the writer tells every member, once its write is answered (SealedMap)
+                    if (fence[0] && !ownerDecides) { // the writer tells every member, once answered (SealedMap)
                         network.fence(caller, name + ".fence");
                     }
                     return result;
@@ -165,7 +178,7 @@ final class SimMap<V> {
 
             private <R> CompletionStage<R> fenced(int from, boolean[] fence, CompletionStage<R> written) {
                 return written.thenApply(result -> {
-                    if (sealed && fence[0]) {
+                    if (sealed && fence[0] && !ownerDecides) {
                         network.fence(from, name + ".fence");
                     }
                     return result;

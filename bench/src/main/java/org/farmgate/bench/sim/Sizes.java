@@ -24,6 +24,8 @@ final class Sizes {
     static final int FENCE_BYTES = 160;
     /** One more fence in a batch already going: its map and key with their lengths, revision, present, expiry. */
     static final int FENCE_IN_BATCH_BYTES = 4 + 20 + 4 + 36 + 17;
+    /** A fence in a backup: the map's name with #fence, the key, the revision, present and expiry, the HMAC. */
+    static final int FENCE_NOTE_BYTES = 4 + 26 + 4 + 36 + 8 + 4 + 9 + 4 + 32;
     /** A Hazelcast member heartbeat (an operation with the sender's member and the cluster clock). */
     static final int HEARTBEAT_BYTES = 120;
     /** A synchronous backup's acknowledgement to the caller (a call id and the sender). */

@@ -59,16 +59,21 @@ public final class ClusterMaps {
      * Changed by entry processors many times a second: kept as objects, so that an update does not deserialise the
      * entry first. The backup is asynchronous (a reservation does not wait for it): an update lost with a crashed
      * partition owner is repaired by the node's next heartbeat, which reconciles the entry with the sessions the node
-     * really holds.
+     * really holds. A reservation is decided by the entry's owner, so a write's fence goes to it and its backup only:
+     * a summary read elsewhere is advice, and a copy put back is at most shown until the node's next beat.
      */
-    public static final ClusterMap<NodeLoad> NODES = new ClusterMap<>("farmgate.nodes", SealedMap.Policy.DEFAULT,
+    public static final ClusterMap<NodeLoad> NODES = new ClusterMap<>("farmgate.nodes",
+            SealedMap.Policy.DECIDED_BY_OWNER,
             (config, quorum) -> config.setBackupCount(0).setAsyncBackupCount(1).setSplitBrainProtectionName(quorum)
                     .setInMemoryFormat(InMemoryFormat.OBJECT));
     public static final ClusterMap<SessionInfo> SESSIONS = new ClusterMap<>("farmgate.sessions",
             SealedMap.Policy.GRANTS_NOTHING, (config, quorum) -> config.setSplitBrainProtectionName(quorum));
-    /** A user's places: a missing entry grants every place, so one deleted since a write is not believed. */
+    /**
+     * A user's places: a missing entry grants every place, so one deleted since a write is not believed. A place is
+     * taken by an update its owner decides: the fences stay with the owner and its backup.
+     */
     public static final ClusterMap<SessionQuota.Places> USER_SESSIONS = new ClusterMap<>("farmgate.user-sessions",
-            new SealedMap.Policy(true, null, true), (config, quorum) -> config.setSplitBrainProtectionName(quorum)
+            new SealedMap.Policy(true, null, true, true), (config, quorum) -> config.setSplitBrainProtectionName(quorum)
                     .setInMemoryFormat(InMemoryFormat.OBJECT));
     /** Every API call reads a token: a copy near each node, invalidated when a token changes. */
     public static final ClusterMap<TokenRecord> TOKENS = new ClusterMap<>("farmgate.tokens",

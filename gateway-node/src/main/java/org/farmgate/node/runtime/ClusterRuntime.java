@@ -5,6 +5,7 @@ import com.hazelcast.config.ClassFilter;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.InterfacesConfig;
 import com.hazelcast.config.JavaSerializationFilterConfig;
+import com.hazelcast.config.ListenerConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.ServerSocketEndpointConfig;
 import com.hazelcast.config.SplitBrainProtectionConfig;
@@ -43,6 +44,7 @@ import org.farmgate.node.share.Share;
 import org.farmgate.node.signin.PendingLogin;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.addressbook.AddressBookCache;
+import org.farmgate.router.seal.FenceHandoff;
 import org.farmgate.router.seal.Fences;
 import org.farmgate.router.seal.Seal;
 import org.farmgate.router.seal.SealSerializers;
@@ -194,6 +196,8 @@ public final class ClusterRuntime {
         if (seal != null) {
             // Entries this member owns are updated and queried with its own seal, lent to what runs on them there.
             SealedMap.lend(new MemberContext(hazelcastConfig.getUserContext()), seal, fences);
+            // Partitions that move take their fences along (those of maps whose owner decides are known nowhere else).
+            hazelcastConfig.addListenerConfig(new ListenerConfig(new FenceHandoff(seal, fences)));
             metrics.expectRejections(ClusterMaps.ALL.stream().map(ClusterMaps.ClusterMap::name).toList());
         }
         // What Vert.x's manager reads to know the member as a Vert.x node when it is handed one (its documented way

@@ -17,9 +17,11 @@ import org.slf4j.LoggerFactory;
  * removed it. A sealed record older than the latest write this node heard of is a replay (a member on the cluster
  * network copied it before the change and put it back), and is not believed.
  *
- * <p>A node hears of writes from one place an attacker cannot speak on: its own writes, and the fences its peers
- * publish on the mutual-TLS event bus after theirs ({@link Channel}). A node that joins asks a peer for every fence it
- * holds. Records only ever written under a time to live need their fences only that long; the others keep theirs as
+ * <p>A node hears of writes only in ways an attacker cannot forge: its own writes, the fences its peers publish on
+ * the mutual-TLS event bus after theirs ({@link Channel}), and, for the entries it owns or backs up in a map whose
+ * owner decides, the notes sealed into their backups and handed over with their partitions ({@link FenceNote},
+ * {@link FenceHandoff}): those fences go to no other node. A node that joins asks a peer for every fence it holds.
+ * Records only ever written under a time to live need their fences only that long; the others keep theirs as
  * long as memory allows ({@link #LIMIT}).
  *
  * <p>What this does not stop: a replay that reaches a reader before the fence of the write it undoes (the event

@@ -119,6 +119,28 @@ public final class Seal {
         return sealed;
     }
 
+    /**
+     * Seals bytes that are only ever checked, never opened as a value ({@link #authentic}): a fence an owner tells
+     * the members keeping its backups.
+     */
+    public Sealed tag(String map, String key, long revision, byte[] payload) {
+        return new Sealed(map, key, revision, payload.clone(), mac(keys.get(0), map, key, revision, payload));
+    }
+
+    /** Whether {@code sealed} carries the proof, under one of the keys, of its own map, key, revision and bytes. */
+    public boolean authentic(Sealed sealed) {
+        if (sealed == null || sealed.map() == null || sealed.key() == null || sealed.payload() == null
+                || sealed.mac() == null) {
+            return false;
+        }
+        boolean valid = false;
+        for (Mac candidate : keys) {
+            valid |= MessageDigest.isEqual(mac(candidate, sealed.map(), sealed.key(), sealed.revision(),
+                    sealed.payload()), sealed.mac());
+        }
+        return valid;
+    }
+
     /** {@link #open} for what {@link #sign} made: checked every time, never remembered. */
     public <V> V openSigned(Sealed sealed, String map, String key) {
         return addressed(sealed, map, key) ? checked(sealed, map, key) : null;
@@ -129,14 +151,10 @@ public final class Seal {
                 && sealed.mac() != null;
     }
 
+    /** {@code sealed}, already found addressed to {@code map} and {@code key}, opened if its proof holds. */
     @SuppressWarnings("unchecked")
     private <V> V checked(Sealed sealed, String map, String key) {
-        boolean valid = false;
-        for (Mac candidate : keys) {
-            valid |= MessageDigest.isEqual(mac(candidate, map, key, sealed.revision(), sealed.payload()),
-                    sealed.mac());
-        }
-        return valid ? (V) deserialize(sealed.payload()) : null;
+        return authentic(sealed) ? (V) deserialize(sealed.payload()) : null;
     }
 
     /** Values are immutable records: what opened (or was sealed) under a proof is what that proof stands for. */

@@ -26,7 +26,8 @@ public final class SealSerializers {
         return List.of(
                 new SerializerConfig().setTypeClass(Sealed.class).setImplementation(new SealedSerializer()),
                 new SerializerConfig().setTypeClass(SealedUpdate.class).setImplementation(new UpdateSerializer()),
-                new SerializerConfig().setTypeClass(Revised.class).setImplementation(new RevisedSerializer()));
+                new SerializerConfig().setTypeClass(Revised.class).setImplementation(new RevisedSerializer()),
+                new SerializerConfig().setTypeClass(FenceNote.class).setImplementation(new NoteSerializer()));
     }
 
     static final class SealedSerializer implements StreamSerializer<Sealed> {
@@ -94,6 +95,27 @@ public final class SealSerializers {
         @Override
         public Revised<?> read(ObjectDataInput in) throws IOException {
             return new Revised<>(in.readObject(), in.readLong(), in.readBoolean(), in.readBoolean(), in.readString());
+        }
+    }
+
+    /** A fence riding in a backup: the sealed fence alone. */
+    static final class NoteSerializer implements StreamSerializer<FenceNote> {
+
+        private final SealedSerializer signed = new SealedSerializer();
+
+        @Override
+        public int getTypeId() {
+            return 7004;
+        }
+
+        @Override
+        public void write(ObjectDataOutput out, FenceNote note) throws IOException {
+            signed.write(out, note.signed());
+        }
+
+        @Override
+        public FenceNote read(ObjectDataInput in) throws IOException {
+            return new FenceNote(signed.read(in));
         }
     }
 

@@ -46,14 +46,30 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
     }
 
     /**
-     * How a map's records live: whether absence grants more, how old a record may be at most (null: any age), and
-     * whether a record grants access at all: no write of a map whose records grant nothing (session records, of which
-     * the node that holds the session is the truth; the address book's load lease) is fenced, whatever the update.
+     * How a map's records live: whether absence grants more, how old a record may be at most (null: any age), whether
+     * a record grants access at all (no write of a map whose records grant nothing is fenced, whatever the update:
+     * session records, of which the node that holds the session is the truth; the address book's load lease), and who
+     * must hear of a write that narrows: every node, since a record read anywhere grants (a token, a share), or only
+     * the members that keep the entry ({@code ownerDecides}): what its records grant is decided by an update on the
+     * entry's owner, and a read elsewhere is advice the owner checks again (a node's reservations, a user's places).
      */
-    public record Policy(boolean absenceGrants, Duration longestLife, boolean grantsAccess) {
+    public record Policy(boolean absenceGrants, Duration longestLife, boolean grantsAccess, boolean ownerDecides)
+            implements Serializable {
 
-        public static final Policy DEFAULT = new Policy(false, null, true);
-        public static final Policy GRANTS_NOTHING = new Policy(false, null, false);
+        public static final Policy DEFAULT = new Policy(false, null, true, false);
+        public static final Policy GRANTS_NOTHING = new Policy(false, null, false, false);
+        public static final Policy DECIDED_BY_OWNER = new Policy(false, null, true, true);
+
+        /** A map whose writes every node hears of. */
+        public Policy(boolean absenceGrants, Duration longestLife, boolean grantsAccess) {
+            this(absenceGrants, longestLife, grantsAccess, false);
+        }
+
+        /** The fence of a write at {@code revision}: it lasts as long as a record that old could be alive. */
+        Fences.Fence fence(String map, String key, long revision, boolean present) {
+            return new Fences.Fence(map, key, revision, present, longestLife == null ? 0
+                    : RevisionClock.millisOf(revision) + longestLife.toMillis());
+        }
     }
 
     private final String name;
@@ -66,10 +82,11 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
 
     /**
      * Lends {@code member} what the sealed updates and queries it runs on the entries it owns need: the seal, the
-     * member's revision clock (the one its {@link Fences} move), and a record of the orders it applied.
+     * node's {@link Fences} and the revision clock they move (an owner holds to the writes it made itself), and a
+     * record of the orders it applied.
      */
     public static MemberContext lend(MemberContext member, Seal seal, Fences fences) {
-        return member.lend(seal).lend(fences.clock()).lend(new AppliedOrders(System::currentTimeMillis));
+        return member.lend(seal).lend(fences).lend(fences.clock()).lend(new AppliedOrders(System::currentTimeMillis));
     }
 
     /** @param inner the map as it lies in the cluster: sealed records, or anything a stranger put there */
@@ -113,7 +130,7 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
     public <R> CompletionStage<R> update(String key, Update<V, R> update) {
         Fences.Fence known = fences.of(name, key);
         SealedUpdate.Order<V, R> order = new SealedUpdate.Order<>(update, known == null ? 0 : known.revision(),
-                policy.absenceGrants() && known != null && known.present());
+                policy.absenceGrants() && known != null && known.present(), policy);
         Sealed signed = seal.sign(SealedUpdate.updates(name), key, fences.clock().next(0), order);
         return trusted(inner.update(key, new SealedUpdate<V, R>(name, key, signed)).thenApply(answer -> {
             if (!(answer instanceof Revised<?> revised)) {
@@ -125,7 +142,12 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
                 throw new SharedStateUnavailableException("map " + name + ", key " + key + ": " + revised.refused());
             }
             if (revised.fenced() && policy.grantsAccess()) {
-                fences.wrote(fence(key, revised.revision(), revised.present()));
+                Fences.Fence fence = policy.fence(name, key, revised.revision(), revised.present());
+                if (policy.ownerDecides()) {
+                    fences.learn(fence); // the owner and its backups hold to it; no other node decides on the entry
+                } else {
+                    fences.wrote(fence);
+                }
             }
             @SuppressWarnings("unchecked")
             R result = (R) revised.result();
@@ -186,11 +208,6 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
     @Override
     public CompletionStage<Void> awaitChange(String key, Duration max) {
         return inner.awaitChange(key, max);
-    }
-
-    private Fences.Fence fence(String key, long revision, boolean present) {
-        return new Fences.Fence(name, key, revision, present, policy.longestLife() == null ? 0
-                : RevisionClock.millisOf(revision) + policy.longestLife().toMillis());
     }
 
     private V open(Object raw, String key, long asked) {

@@ -10,12 +10,14 @@ import org.farmgate.router.store.Update;
  * signature the owner would be an oracle, sealing with the real key whatever value any member (one without the key
  * too) sent it in an update. The cluster key never travels.
  *
- * <p>Freshness: the signed order carries what the sender knows of the entry's latest write ({@link Fences}). An
- * entry older than that is a replay put back by a member on the cluster network, and the update is not decided on
- * it (unless the update knows the whole truth itself, {@link Update#applyToStale}); nor is an absent entry the
- * sender knows was written, where absence would grant more (a user's quota). A signed update is applied once, and
- * only within {@link AppliedOrders#WINDOW} of being signed, so that copying an order and sending it again (an undrain,
- * a place given back) does nothing either.
+ * <p>Freshness: the signed order carries what the sender knows of the entry's latest write ({@link Fences}), and
+ * the owner holds to what it knows itself: the writes it decided, and those its predecessor told it in the backups
+ * it kept ({@link FenceNote}). An entry older than either is a replay put back by a member on the cluster network,
+ * and the update is not decided on it (unless the update knows the whole truth itself, {@link Update#applyToStale});
+ * nor is an absent entry known to have been written, where absence would grant more (a user's quota). For a map
+ * whose owner decides ({@link SealedMap.Policy#ownerDecides}) that is the only place a fence goes: no other node
+ * hears of the write. A signed update is applied once, and only within {@link AppliedOrders#WINDOW} of being signed,
+ * so that copying an order and sending it again (an undrain, a place given back) does nothing either.
  *
  * <p>The answer is always a {@link Revised}: a member that answers anything else is not one of ours.
  */
@@ -26,8 +28,12 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
         return map + "#update";
     }
 
-    /** What the sender signs: the update, the latest write it knows of, and whether absence would be stale. */
-    record Order<V, R>(Update<V, R> update, long floor, boolean absenceIsStale) implements Serializable {
+    /**
+     * What the sender signs: the update, the latest write it knows of, whether absence would be stale, and the map's
+     * policy (how the owner fences what it writes).
+     */
+    record Order<V, R>(Update<V, R> update, long floor, boolean absenceIsStale, SealedMap.Policy policy)
+            implements Serializable {
     }
 
     @Override
@@ -48,24 +54,36 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
             return Outcome.keep(Revised.refused("the update was signed more than " + AppliedOrders.WINDOW.toSeconds()
                     + " s ago or was applied already (a copy sent again)"));
         }
+        // A node of the version before signs no policy: its fences went to every node, as they did.
+        SealedMap.Policy policy = order.policy() == null ? SealedMap.Policy.DEFAULT : order.policy();
+        Fences kept = member.get(Fences.class);
+        Fences.Fence last = kept == null ? null : kept.of(map, key);
+        long floor = Math.max(order.floor(), last == null ? 0 : last.revision());
         Sealed stored = current instanceof Sealed sealed ? sealed : null;
         V value = stored == null ? null : seal.open(stored, map, key);
         long revision = value == null ? 0 : stored.revision();
-        boolean stale = value != null ? revision < order.floor() : order.absenceIsStale();
+        boolean stale = value != null ? revision < floor
+                : order.absenceIsStale() || policy.absenceGrants() && last != null && last.present();
         Outcome<V, R> outcome = stale ? order.update().applyToStale(value) : order.update().apply(value);
         if (outcome == null) {
-            return Outcome.keep(Revised.refused("the entry is older than the latest write the sender knows of "
-                    + "(a copy put back by a member on the cluster network)"));
+            return Outcome.keep(Revised.refused("the entry is older than the latest write the sender or its owner "
+                    + "knows of (a copy put back by a member on the cluster network)"));
         }
         if (!outcome.write()) {
             return Outcome.keep(new Revised<>(outcome.result(), 0, false, false, null));
         }
-        long next = member.get(RevisionClock.class).next(Math.max(revision, order.floor()));
+        long next = member.get(RevisionClock.class).next(Math.max(revision, floor));
         Sealed sealed = outcome.value() == null ? null : seal.seal(map, key, next, outcome.value());
         // A write over a copy put back is always told: it is the truth the nodes must now hold to.
         boolean fenced = stale || (value != null || outcome.value() != null)
                 && order.update().narrows(value, outcome.value());
-        return Outcome.storeFor(sealed, outcome.ttl(), new Revised<>(outcome.result(), next, sealed != null, fenced,
-                null));
+        Outcome<Object, Object> written = Outcome.storeFor(sealed, outcome.ttl(), new Revised<>(outcome.result(), next,
+                sealed != null, fenced, null));
+        if (!fenced || !policy.grantsAccess() || kept == null) {
+            return written;
+        }
+        Fences.Fence fence = policy.fence(map, key, next, sealed != null);
+        kept.learn(fence);
+        return policy.ownerDecides() ? written.noting(FenceNote.of(seal, fence)) : written;
     }
 }

@@ -141,7 +141,9 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
                 new SerializerConfig().setTypeClass(UpdateProcessor.class)
                         .setImplementation(new UpdateProcessor.Serializer()),
                 new SerializerConfig().setTypeClass(UpdateProcessor.Replace.class)
-                        .setImplementation(new UpdateProcessor.ReplaceSerializer()));
+                        .setImplementation(new UpdateProcessor.ReplaceSerializer()),
+                new SerializerConfig().setTypeClass(UpdateProcessor.Noted.class)
+                        .setImplementation(new UpdateProcessor.NotedSerializer()));
     }
 
     /** Any change of the one key it listens to. */

@@ -39,21 +39,27 @@ public interface Update<V, R> extends Serializable {
     }
 
     /**
-     * What an update decided: whether to write, the new value, how long it lives (null: until changed), and the
-     * caller's answer. A time to live is kept by the member that owns the entry, on its clock alone.
+     * What an update decided: whether to write, the new value, how long it lives (null: until changed), the caller's
+     * answer, and what the members keeping the entry's backups are told with it (null: nothing). A time to live is
+     * kept by the member that owns the entry, on its clock alone.
      */
-    record Outcome<V, R>(boolean write, V value, Duration ttl, R result) {
+    record Outcome<V, R>(boolean write, V value, Duration ttl, R result, ReplicaNote note) {
 
         public static <V, R> Outcome<V, R> store(V value, R result) {
-            return new Outcome<>(true, value, null, result);
+            return new Outcome<>(true, value, null, result, null);
         }
 
         public static <V, R> Outcome<V, R> storeFor(V value, Duration ttl, R result) {
-            return new Outcome<>(true, value, ttl, result);
+            return new Outcome<>(true, value, ttl, result, null);
         }
 
         public static <V, R> Outcome<V, R> keep(R result) {
-            return new Outcome<>(false, null, null, result);
+            return new Outcome<>(false, null, null, result, null);
+        }
+
+        /** This outcome, its backups carrying {@code note}. */
+        public Outcome<V, R> noting(ReplicaNote note) {
+            return new Outcome<>(write, value, ttl, result, note);
         }
     }
 }

@@ -196,6 +196,63 @@ class SealedMapTest {
         assertNull(join(elsewhere.get("k2")), "told as it happens");
     }
 
+    /**
+     * A node's reservations and a user's places are decided by their owner: a write's fence goes to no other node,
+     * yet a copy put back is refused to a node that never heard of the write, since the owner holds to its own.
+     */
+    @Test
+    void whereTheOwnerDecidesTheFenceStaysWithItAndStillStopsACopyPutBack() {
+        List<Fences.Fence> told = new ArrayList<>();
+        Fences writerKnows = new Fences();
+        writerKnows.publishTo(told::add);
+        SealedMap<String> writer = sealed("farmgate.places", new Seal(List.of(KEY_A)), writerKnows,
+                new SealedMap.Policy(true, null, true, true));
+        SealedMap<String> stranger = sealed("farmgate.places", new Seal(List.of(KEY_A)), new Fences(),
+                new SealedMap.Policy(true, null, true, true));
+        join(writer.update("alice", new Append()));
+        Object one = join(raw.get("alice"));
+        join(writer.update("alice", new Append()));
+        assertEquals(List.of(), told, "no fence on the event bus");
+        assertEquals(((Sealed) join(raw.get("alice"))).revision(), writerKnows.floor("farmgate.places", "alice"),
+                "the writer holds to its own write");
+
+        join(raw.set("alice", one));
+        assertEquals("x", join(stranger.get("alice")), "a read elsewhere believes it: advice, checked by the owner");
+        CompletionException refused = assertThrows(CompletionException.class,
+                () -> join(stranger.update("alice", new Append())));
+        assertInstanceOf(SharedStateUnavailableException.class, refused.getCause());
+        assertSame(one, join(raw.get("alice")), "nothing was decided on the copy");
+
+        join(raw.remove("alice")); // a stranger's delete: alice would start from no place at all
+        assertThrows(CompletionException.class, () -> join(stranger.update("alice", new Append())));
+        assertEquals("truth", join(stranger.update("alice", new Truth())), "the truth still heals it");
+        assertEquals(List.of(), told);
+    }
+
+    /** What an owner tells its backups is believed there only under the cluster key, and only as sent. */
+    @Test
+    void aReplicaLearnsOnlyAFenceSealedWithTheClusterKey() {
+        Fences.Fence fence = new Fences.Fence("farmgate.places", "alice", fences.clock().next(0), true, 0);
+        Fences replicaKnows = new Fences();
+        MemberContext replica = SealedMap.lend(new MemberContext(new java.util.concurrent.ConcurrentHashMap<>()),
+                new Seal(List.of(KEY_A)), replicaKnows);
+
+        FenceNote.of(new Seal(List.of(KEY_B)), fence).reached(replica);
+        Sealed forged = FenceNote.of(new Seal(List.of(KEY_A)), fence).signed();
+        new FenceNote(new Sealed(forged.map(), forged.key(), forged.revision() + 1, forged.payload(), forged.mac()))
+                .reached(replica);
+        new FenceNote(new Sealed("farmgate.places", forged.key(), forged.revision(), forged.payload(), forged.mac()))
+                .reached(replica);
+        new FenceNote(null).reached(replica);
+        assertNull(replicaKnows.of("farmgate.places", "alice"), "another key, a changed revision, another name");
+
+        FenceNote.of(new Seal(List.of(KEY_A)), fence).reached(replica);
+        assertEquals(fence, replicaKnows.of("farmgate.places", "alice"));
+        FenceNote.of(new Seal(List.of(KEY_A)), new Fences.Fence("farmgate.places", "alice", fence.revision() - 1,
+                false, 0)).reached(replica);
+        assertEquals(fence, replicaKnows.of("farmgate.places", "alice"), "an older note sent again changes nothing");
+    }
+
     /** The benchmark's false alarm: a write's fence overtook the answer of a read sent before it. */
     @Test
     void aFenceHeardWhileAReadIsOnItsWayDoesNotMakeItsAnswerAReplay() {
@@ -230,6 +287,16 @@ class SealedMapTest {
         SealedUpdate<String, String> old = new SealedUpdate<>("farmgate.test", "k",
                 seal.seal(SealedUpdate.updates("farmgate.test"), "k", aMinuteAgo, order()));
         assertNotNull(((Revised<?>) join(raw.update("k", old))).refused(), "an order signed a minute ago");
+        assertEquals("x", join(map.get("k")));
+    }
+
+    /** In a rolling upgrade a node of the version before signs its orders without a policy: they are applied. */
+    @Test
+    void anOrderOfTheVersionBeforeIsApplied() {
+        SealedUpdate<String, String> earlier = new SealedUpdate<>("farmgate.test", "k", new Seal(List.of(KEY_A))
+                .seal(SealedUpdate.updates("farmgate.test"), "k", fences.clock().next(0),
+                        new SealedUpdate.Order<>(new Append(), 0, false, null)));
+        assertEquals("none", ((Revised<?>) join(raw.update("k", earlier))).result());
         assertEquals("x", join(map.get("k")));
     }
 
@@ -307,7 +374,7 @@ class SealedMapTest {
     }
 
     private static SealedUpdate.Order<String, String> order() {
-        return new SealedUpdate.Order<>(new Append(), 0, false);
+        return new SealedUpdate.Order<>(new Append(), 0, false, SealedMap.Policy.DEFAULT);
     }
 
     /** Writes "truth" whatever the entry holds, a copy put back included. */

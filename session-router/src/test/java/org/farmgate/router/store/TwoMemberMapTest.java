@@ -2,6 +2,7 @@ package org.farmgate.router.store;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -12,16 +13,17 @@ import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.nio.serialization.HazelcastSerializationException;
 import com.hazelcast.spi.impl.SerializationServiceSupport;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.farmgate.router.seal.Fences;
 import org.farmgate.router.seal.Seal;
-import org.farmgate.router.seal.SealSerializers;
 import org.farmgate.router.seal.Sealed;
 import org.farmgate.router.seal.SealedMap;
 import org.junit.jupiter.api.AfterAll;
@@ -54,16 +56,7 @@ class TwoMemberMapTest {
     }
 
     private static Config config() {
-        Config config = new Config().setClusterName("farmgate-two-members-" + ProcessHandle.current().pid());
-        config.setProperty("hazelcast.phone.home.enabled", "false");
-        config.getNetworkConfig().setPort(5960).setPortAutoIncrement(true);
-        config.getNetworkConfig().getInterfaces().setEnabled(true).addInterface("127.0.0.1");
-        config.getNetworkConfig().getJoin().getMulticastConfig().setEnabled(false);
-        config.getNetworkConfig().getJoin().getAutoDetectionConfig().setEnabled(false);
-        config.getNetworkConfig().getJoin().getTcpIpConfig().setEnabled(true).addMember("127.0.0.1:5960")
-                .addMember("127.0.0.1:5961");
-        HazelcastSharedMap.serializers().forEach(config.getSerializationConfig()::addSerializerConfig);
-        SealSerializers.serializers().forEach(config.getSerializationConfig()::addSerializerConfig);
+        Config config = LoopbackMembers.config("farmgate-two-members-" + ProcessHandle.current().pid(), 5960, 2);
         // Each member lends its own seal, clock and applied orders to what runs on its entries.
         SealedMap.lend(new MemberContext(config.getUserContext()), new Seal(List.of(KEY)), new Fences());
         return config;
@@ -87,6 +80,12 @@ class TwoMemberMapTest {
         }
     }
 
+    private record Note(String text) implements ReplicaNote {
+        @Override
+        public void reached(MemberContext replica) {
+        }
+    }
+
     private record Keep() implements Update<String, String> {
         @Override
         public Outcome<String, String> apply(String current) {
@@ -94,7 +93,10 @@ class TwoMemberMapTest {
         }
     }
 
-    /** Last: it stops the second member. */
+    /**
+     * Last: it stops the second member. Where the owner decides, a write's fence reaches no node but the entry's
+     * owner and its backup; the backup, owner once the owner is lost, still refuses the copy the write replaced.
+     */
     @Test
     @Order(Integer.MAX_VALUE)
     void theBackupHoldsWhatTheOwnerDecidedAndASealedMapWorksAcrossMembers() {
@@ -111,10 +113,28 @@ class TwoMemberMapTest {
         assertEquals(plainStamp, plain.update(plainKey, new Keep()).toCompletableFuture().join());
         assertEquals(sealedStamp, sealed.get(sealedKey).toCompletableFuture().join());
 
+        String placesKey = ownedBy(second, "places");
+        ownerDecides("farmgate.places").update(placesKey, new Stamp()).toCompletableFuture().join();
+        Object before = first.getMap("farmgate.places").get(placesKey);
+        ownerDecides("farmgate.places").update(placesKey, new Stamp()).toCompletableFuture().join();
+
         second.getLifecycleService().terminate(); // the owner dies: the first member's backups take over
         Awaitility.await().atMost(30, TimeUnit.SECONDS).until(() -> first.getCluster().getMembers().size() == 1);
         assertEquals(plainStamp, plain.get(plainKey).toCompletableFuture().join());
         assertEquals(sealedStamp, sealed.get(sealedKey).toCompletableFuture().join());
+
+        first.getMap("farmgate.places").set(placesKey, before); // a copy put back, on the new owner
+        CompletionException refused = assertThrows(CompletionException.class,
+                () -> ownerDecides("farmgate.places").update(placesKey, new Stamp()).toCompletableFuture().join());
+        assertInstanceOf(SharedStateUnavailableException.class, refused.getCause(),
+                "the new owner learnt the fence from the backup it kept");
+    }
+
+    /** A node that never heard of any write (its own fences empty) writing to a map whose owner decides. */
+    private static SharedMap<String, String> ownerDecides(String name) {
+        return new SealedMap<>(name, new HazelcastSharedMap<>(first.<String, Object>getMap(name), blocking,
+                new MemberContext(first.getUserContext())), new Seal(List.of(KEY)), new Fences(),
+                SealedMap.Policy.DECIDED_BY_OWNER, (map, reason) -> { });
     }
 
     @Test
@@ -123,9 +143,15 @@ class TwoMemberMapTest {
         Data update = serialization.toData(new UpdateProcessor<>(new Keep()));
         assertEquals(7101, update.getType());
         assertEquals(Keep.class, ((UpdateProcessor<?, ?, ?>) serialization.toObject(update)).update().getClass());
-        Data replace = serialization.toData(new UpdateProcessor.Replace<>("v", null));
-        assertEquals(7102, replace.getType());
-        assertEquals(new UpdateProcessor.Replace<>("v", null), serialization.toObject(replace));
+        Data replace = serialization.toData(UpdateProcessor.Replace.of("v", Duration.ofSeconds(3), null));
+        assertEquals(7102, replace.getType(), "the form of the version before: its members read it");
+        UpdateProcessor.Replace<?, ?> replaced = serialization.toObject(replace);
+        assertEquals(List.of("v", Duration.ofSeconds(3)), List.of(replaced.value(), replaced.ttl()));
+        assertNull(replaced.note());
+        Data noted = serialization.toData(UpdateProcessor.Replace.of("v", null, new Note("n")));
+        assertEquals(7103, noted.getType());
+        UpdateProcessor.Replace<?, ?> notedBack = serialization.toObject(noted);
+        assertEquals(List.of("v", new Note("n")), List.of(notedBack.value(), notedBack.note()));
 
         Sealed record = new Seal(List.of(KEY)).seal("farmgate.sealed", "k", 42, "v");
         Data data = serialization.toData(record);
