@@ -62,8 +62,9 @@ import org.farmgate.router.store.SharedStateUnavailableException;
  * <li><b>An entry that cannot be decided on</b>: its owner is leaving or is a member without the cluster key, or
  * it is an old copy put back (see {@code SealedMap}). The reservation is refused without a decision and the router
  * tries the next candidate, as for a full node.</li>
- * <li><b>Measurement lag.</b> A reservation is "pending" until the session's guacd connection exists, and pending
- * memory is subtracted from the host's measured available memory too, since the measurement cannot show it yet.</li>
+ * <li><b>Measurement lag.</b> A reservation is "pending" until the node's heartbeat says the session's guacd
+ * connection exists, in the same write as the host measurement taken with it, and pending memory is subtracted from
+ * the host's measured available memory too, since the measurement cannot show it yet.</li>
  * </ul>
  */
 public final class SessionRouter {

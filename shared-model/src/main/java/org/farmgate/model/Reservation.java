@@ -4,13 +4,10 @@ import java.io.Serializable;
 import java.time.Instant;
 
 /**
- * Memory the router charged a node for one session. {@code active} once the session's guacd connection exists:
- * from then on the host's measured available memory reflects it, before that only the reservation does.
+ * Memory the router charged a node for one session. {@code active} once the node's heartbeat says the session's
+ * guacd connection exists, in the same write as the host measurement taken with it: from then on the measured
+ * available memory reflects it, before that only the reservation does.
  */
 public record Reservation(String sessionId, Protocol protocol, int memoryMb, boolean active, Instant createdAt)
         implements Serializable {
-
-    public Reservation activated() {
-        return new Reservation(sessionId, protocol, memoryMb, true, createdAt);
-    }
 }

@@ -60,16 +60,6 @@ public record ReservationBook(Map<String, Reservation> entries, long reservedMb,
         return rebuilt(next);
     }
 
-    public ReservationBook activated(String sessionId) {
-        Reservation reservation = entries.get(sessionId);
-        if (reservation == null || reservation.active()) {
-            return this;
-        }
-        Map<String, Reservation> next = new HashMap<>(entries);
-        next.put(sessionId, reservation.activated());
-        return rebuilt(next);
-    }
-
     /**
      * This book reconciled with what the node itself holds: the node's own sessions are the truth (added when
      * missing, their active flag taken from the node); a reservation the node does not hold is kept (a router

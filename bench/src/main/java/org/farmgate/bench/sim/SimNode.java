@@ -208,7 +208,8 @@ final class SimNode {
 
     /**
      * The browser's WebSocket arrived with its ticket (issued by this node, redeemed here) and guacd's connection
-     * opened: the host now spends its memory, the record says active, the reservation is activated.
+     * opened: the host now spends its memory, the record says active; the reservation turns active with the node's
+     * next heartbeat.
      *
      * @return whether the sessions this node holds now cost more than its budget: an over-commit
      */
@@ -217,7 +218,6 @@ final class SimNode {
                 time.instant()));
         usedMb += chargedMb;
         directory.publish(active);
-        registry.activate(nodeId, active.sessionId());
         return usedMb > limits.budgetMb();
     }
 

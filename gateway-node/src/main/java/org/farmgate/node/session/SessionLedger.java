@@ -84,10 +84,13 @@ public final class SessionLedger {
                 "take again the quota place of", info.sessionId());
     }
 
-    /** A client is attached, so the guacd connection exists: the session's reservation now stands for real memory. */
+    /**
+     * A client is attached, so the guacd connection exists. The reservation turns active with the node's next
+     * heartbeat, which carries the host measurement taken with it: a write of its own would tell the routers the
+     * memory is in a measurement that does not show it yet, and costs the create path one more cluster update.
+     */
     void attached(SessionInfo info) {
         publish(info);
-        logFailure(registry.activate(nodeId, info.sessionId()), "activate the reservation of", info.sessionId());
         LOG.info("session {} active: node={} protocol={}", info.sessionId(), nodeId, info.sessionType().wireName());
         events.tell(new SessionEvent.Attached(info));
     }

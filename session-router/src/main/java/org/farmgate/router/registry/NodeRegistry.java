@@ -81,11 +81,6 @@ public final class NodeRegistry {
         return nodes.update(nodeId, new Reserve(sessionId, protocol, display, now));
     }
 
-    /** The session's guacd connection exists: its cost is now in the host's measurement. */
-    public CompletionStage<Boolean> activate(String nodeId, String sessionId) {
-        return nodes.update(nodeId, new Activate(sessionId));
-    }
-
     /** Idempotent: releasing twice, or after the node left, changes nothing. */
     public CompletionStage<Boolean> release(String nodeId, String sessionId) {
         return nodes.update(nodeId, new Release(sessionId));
@@ -177,23 +172,6 @@ public final class NodeRegistry {
             NodeLoad next = current.withReservations(current.reservations()
                     .with(new Reservation(sessionId, protocol, charge, false, now)));
             return Outcome.store(next, new ReserveResult(ReserveResult.Outcome.RESERVED, charge, next.summary()));
-        }
-    }
-
-    private record Activate(String sessionId) implements Update<NodeLoad, Boolean> {
-
-        @Override
-        public Outcome<NodeLoad, Boolean> apply(NodeLoad current) {
-            if (current == null || current.departed() || !current.reservations().entries().containsKey(sessionId)) {
-                return Outcome.keep(false);
-            }
-            return Outcome.store(current.withReservations(current.reservations().activated(sessionId)), true);
-        }
-
-        /** Pending to active: an old copy charges the same. */
-        @Override
-        public boolean narrows(NodeLoad before, NodeLoad after) {
-            return false;
         }
     }
 
