@@ -53,8 +53,11 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
      * the members that keep the entry ({@code ownerDecides}): what its records grant is decided by an update on the
      * entry's owner, and a read elsewhere is advice the owner checks again (a node's reservations, a user's places).
      */
-    public record Policy(boolean absenceGrants, Duration longestLife, boolean grantsAccess, boolean ownerDecides)
-            implements Serializable {
+    public record Policy(boolean absenceGrants, Duration longestLife, boolean grantsAccess, boolean ownerDecides) {
+
+        private static final int GRANTS_NOTHING_BIT = 1;
+        private static final int OWNER_DECIDES_BIT = 2;
+        private static final int ABSENCE_GRANTS_BIT = 4;
 
         public static final Policy DEFAULT = new Policy(false, null, true, false);
         public static final Policy GRANTS_NOTHING = new Policy(false, null, false, false);
@@ -63,6 +66,25 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
         /** A map whose writes every node hears of. */
         public Policy(boolean absenceGrants, Duration longestLife, boolean grantsAccess) {
             this(absenceGrants, longestLife, grantsAccess, false);
+        }
+
+        /**
+         * The policy as a signed order carries it, in a few bytes (every update is signed, and Java serialization
+         * would describe a record's class in each): 0 and 0 is {@link #DEFAULT}, which is also what an order of the
+         * version before, without them, reads as.
+         */
+        int flags() {
+            return (grantsAccess ? 0 : GRANTS_NOTHING_BIT) | (ownerDecides ? OWNER_DECIDES_BIT : 0)
+                    | (absenceGrants ? ABSENCE_GRANTS_BIT : 0);
+        }
+
+        long lifeMillis() {
+            return longestLife == null ? 0 : longestLife.toMillis();
+        }
+
+        static Policy of(int flags, long lifeMillis) {
+            return new Policy((flags & ABSENCE_GRANTS_BIT) != 0, lifeMillis <= 0 ? null : Duration.ofMillis(lifeMillis),
+                    (flags & GRANTS_NOTHING_BIT) == 0, (flags & OWNER_DECIDES_BIT) != 0);
         }
 
         /** The fence of a write at {@code revision}: it lasts as long as a record that old could be alive. */

@@ -30,10 +30,18 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
 
     /**
      * What the sender signs: the update, the latest write it knows of, whether absence would be stale, and the map's
-     * policy (how the owner fences what it writes).
+     * policy (how the owner fences what it writes) in its compact form.
      */
-    record Order<V, R>(Update<V, R> update, long floor, boolean absenceIsStale, SealedMap.Policy policy)
+    record Order<V, R>(Update<V, R> update, long floor, boolean absenceIsStale, int policyFlags, long policyLifeMillis)
             implements Serializable {
+
+        Order(Update<V, R> update, long floor, boolean absenceIsStale, SealedMap.Policy policy) {
+            this(update, floor, absenceIsStale, policy.flags(), policy.lifeMillis());
+        }
+
+        SealedMap.Policy policy() {
+            return SealedMap.Policy.of(policyFlags, policyLifeMillis);
+        }
     }
 
     @Override
@@ -54,8 +62,8 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
             return Outcome.keep(Revised.refused("the update was signed more than " + AppliedOrders.WINDOW.toSeconds()
                     + " s ago or was applied already (a copy sent again)"));
         }
-        // A node of the version before signs no policy: its fences went to every node, as they did.
-        SealedMap.Policy policy = order.policy() == null ? SealedMap.Policy.DEFAULT : order.policy();
+        // A node of the version before signs no policy, read as the default: its fences go to every node, as they did.
+        SealedMap.Policy policy = order.policy();
         Fences kept = member.get(Fences.class);
         Fences.Fence last = kept == null ? null : kept.of(map, key);
         long floor = Math.max(order.floor(), last == null ? 0 : last.revision());

@@ -290,12 +290,21 @@ class SealedMapTest {
         assertEquals("x", join(map.get("k")));
     }
 
-    /** In a rolling upgrade a node of the version before signs its orders without a policy: they are applied. */
+    /**
+     * In a rolling upgrade a node of the version before signs its orders without a policy (read as 0 and 0): they are
+     * applied, and every policy survives its compact form.
+     */
     @Test
     void anOrderOfTheVersionBeforeIsApplied() {
+        for (SealedMap.Policy policy : List.of(SealedMap.Policy.DEFAULT, SealedMap.Policy.GRANTS_NOTHING,
+                SealedMap.Policy.DECIDED_BY_OWNER, new SealedMap.Policy(true, null, true, true),
+                new SealedMap.Policy(false, java.time.Duration.ofMinutes(10), true))) {
+            assertEquals(policy, new SealedUpdate.Order<>(new Append(), 0, false, policy).policy());
+        }
+        assertEquals(SealedMap.Policy.DEFAULT, new SealedUpdate.Order<>(new Append(), 0, false, 0, 0).policy());
         SealedUpdate<String, String> earlier = new SealedUpdate<>("farmgate.test", "k", new Seal(List.of(KEY_A))
                 .seal(SealedUpdate.updates("farmgate.test"), "k", fences.clock().next(0),
-                        new SealedUpdate.Order<>(new Append(), 0, false, null)));
+                        new SealedUpdate.Order<>(new Append(), 0, false, 0, 0)));
         assertEquals("none", ((Revised<?>) join(raw.update("k", earlier))).result());
         assertEquals("x", join(map.get("k")));
     }
