@@ -123,12 +123,12 @@ public final class Seal {
      * Seals bytes that are only ever checked, never opened as a value ({@link #authentic}): a fence an owner tells
      * the members keeping its backups.
      */
-    public Sealed tag(String map, String key, long revision, byte[] payload) {
+    Sealed tag(String map, String key, long revision, byte[] payload) {
         return new Sealed(map, key, revision, payload.clone(), mac(keys.get(0), map, key, revision, payload));
     }
 
     /** Whether {@code sealed} carries the proof, under one of the keys, of its own map, key, revision and bytes. */
-    public boolean authentic(Sealed sealed) {
+    boolean authentic(Sealed sealed) {
         if (sealed == null || sealed.map() == null || sealed.key() == null || sealed.payload() == null
                 || sealed.mac() == null) {
             return false;
