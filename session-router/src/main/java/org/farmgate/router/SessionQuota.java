@@ -6,10 +6,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import org.farmgate.router.store.Query;
 import org.farmgate.router.store.SharedMap;
 import org.farmgate.router.store.Update;
+import org.farmgate.router.store.Voucher;
 
 /**
  * Pending and active sessions per user, cluster-wide, held as their session ids with the memory each reserves, and
@@ -38,8 +41,16 @@ public final class SessionQuota {
         public static final Limits NONE = new Limits(Integer.MAX_VALUE, Long.MAX_VALUE);
     }
 
-    /** The answer to a take: whether it was granted, and what the user held before it. */
-    public record Grant(boolean granted, int sessions, long reservedMb) implements Serializable {
+    /**
+     * The answer to a take: whether it was granted, and what the user held before it; with the entry owner's voucher
+     * for the place, where the owner vouches (a sealed map), which the session's node believes without reading the
+     * entry ({@link #holds}).
+     */
+    public record Grant(boolean granted, int sessions, long reservedMb, Voucher voucher) implements Serializable {
+
+        public Grant(boolean granted, int sessions, long reservedMb) {
+            this(granted, sessions, reservedMb, null);
+        }
     }
 
     private final SharedMap<String, Places> places;
@@ -73,8 +84,20 @@ public final class SessionQuota {
         return places.update(user, new Rebuild(user, new TreeMap<>(held)));
     }
 
-    /** Whether the session holds one of the user's places: what the owner checks before it opens a session. */
+    /** Whether the session holds one of the user's places, read from the entry. */
     public CompletionStage<Boolean> holds(String user, String sessionId) {
+        return holds(user, sessionId, null);
+    }
+
+    /**
+     * Whether the session holds one of the user's places: what the owner checks before it opens a session. A
+     * voucher from the grant is believed without a read (the create's one round trip fewer); without one, or with
+     * one that is not believed, the entry is read.
+     */
+    public CompletionStage<Boolean> holds(String user, String sessionId, Voucher voucher) {
+        if (places.vouched(user, sessionId, voucher)) {
+            return CompletableFuture.completedFuture(true);
+        }
         return places.get(user).thenApply(held -> held != null && held.sessions().containsKey(sessionId));
     }
 
@@ -107,6 +130,13 @@ public final class SessionQuota {
             }
             held.put(sessionId, memoryMb);
             return Outcome.store(new Places(user, held), new Grant(true, count, reserved));
+        }
+
+        /** A place granted is vouched for by the session's id: the statement its node checks. */
+        @Override
+        public Grant vouched(Grant result, Function<String, Voucher> owner) {
+            return result.granted() ? new Grant(true, result.sessions(), result.reservedMb(),
+                    owner.apply(sessionId)) : result;
         }
     }
 

@@ -141,7 +141,6 @@ final class SimNode {
         NodeLoad fresh = load();
         Set<String> expired = unheld.expired(lastPublished, held.keySet(), time.millis());
         registry.publish(fresh, expired)
-                .thenCompose(accepted -> registry.get(nodeId))
                 .thenCompose(own -> {
                     lastPublished = own;
                     return registry.summaries();

@@ -182,21 +182,20 @@ public final class NodeAgent {
                 reservationsGivenUp.accept(givenUp.size());
             }
             return await(registry.publish(fresh, givenUp))
-                    .compose(answer -> {
-                        // No answer at all (null): the update was not believed where it ran (a member without
-                        // this cluster's key, or one that lacks ours): refused as well.
-                        boolean accepted = Boolean.TRUE.equals(answer);
+                    .compose(published -> {
+                        // No entry back: refused, or the update was not believed where it ran (a member without
+                        // this cluster's key, or one that lacks ours).
+                        boolean accepted = published != null;
                         if (!accepted && !refused) {
                             LOG.warn("node {}: the cluster declared member {} gone; the node takes no new session "
                                     + "until it rejoins", config.nodeId(), address.memberId());
                         }
                         refused = !accepted;
-                        return await(registry.get(config.nodeId()));
-                    })
-                    .compose(published -> await(registry.summaries()).map(view -> {
-                        observe(view, reading.hostId());
-                        return published;
-                    }));
+                        return await(registry.summaries()).map(view -> {
+                            observe(view, reading.hostId());
+                            return published;
+                        });
+                    });
         }).map(published -> {
             lastPublished = published;
             if (published != null) {

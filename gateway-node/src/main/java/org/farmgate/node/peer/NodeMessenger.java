@@ -2,11 +2,14 @@ package org.farmgate.node.peer;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.eventbus.ReplyException;
+import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.farmgate.error.GatewayException;
@@ -54,6 +57,16 @@ public final class NodeMessenger {
     /** Serves {@code action} for this node: requests of type {@code Q} answered with a {@code R}. */
     public <Q, R> MessageConsumer<String> serve(String nodeId, String action, Class<Q> requestType,
             Function<Q, Future<R>> handler) {
+        return serve(nodeId, action, requestType, (request, headers) -> handler.apply(request));
+    }
+
+    /**
+     * As {@link #serve(String, String, Class, Function)}, the handler also reading the request's headers: what a
+     * sender adds beside the body, which a node of the version before ignores where it would refuse a body with a
+     * field it does not know.
+     */
+    public <Q, R> MessageConsumer<String> serve(String nodeId, String action, Class<Q> requestType,
+            BiFunction<Q, MultiMap, Future<R>> handler) {
         return vertx.eventBus().<String>consumer(address(nodeId, action), message -> {
             Q request;
             try {
@@ -64,7 +77,7 @@ public final class NodeMessenger {
             }
             Future<R> answer;
             try {
-                answer = handler.apply(request);
+                answer = handler.apply(request, message.headers());
             } catch (RuntimeException e) {
                 answer = Future.failedFuture(e);
             }
@@ -103,14 +116,21 @@ public final class NodeMessenger {
     }
 
     public <R> Future<R> request(String nodeId, String action, Object request, Class<R> replyType) {
+        return request(nodeId, action, request, Map.of(), replyType);
+    }
+
+    /** A request with {@code headers} beside its body. */
+    public <R> Future<R> request(String nodeId, String action, Object request, Map<String, String> headers,
+            Class<R> replyType) {
         String body;
         try {
             body = Json.mapper().writeValueAsString(request);
         } catch (JsonProcessingException e) {
             return Future.failedFuture(e);
         }
-        return vertx.eventBus().<String>request(address(nodeId, action), body,
-                        new DeliveryOptions().setSendTimeout(timeoutMs))
+        DeliveryOptions options = new DeliveryOptions().setSendTimeout(timeoutMs);
+        headers.forEach(options::addHeader);
+        return vertx.eventBus().<String>request(address(nodeId, action), body, options)
                 .recover(error -> Future.failedFuture(translate(nodeId, error)))
                 .compose(reply -> {
                     try {

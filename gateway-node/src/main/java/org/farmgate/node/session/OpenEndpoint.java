@@ -1,6 +1,7 @@
 package org.farmgate.node.session;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.InetAddress;
@@ -14,6 +15,7 @@ import org.farmgate.error.InvalidRequestException;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.error.OutcomeUnknownException;
 import org.farmgate.error.UnavailableException;
+import org.farmgate.model.Json;
 import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionSpec;
@@ -28,6 +30,7 @@ import org.farmgate.node.target.ArgumentPolicy;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.addressbook.AddressBookException;
 import org.farmgate.router.addressbook.AddressBookSource;
+import org.farmgate.router.store.Voucher;
 
 /**
  * Both ends of the request that opens a placed session on its node, and of the one that deletes it there: the
@@ -37,6 +40,8 @@ import org.farmgate.router.addressbook.AddressBookSource;
 public final class OpenEndpoint {
 
     static final String OPEN = "open";
+    /** The header an open request carries its quota place's voucher in, beside the body ({@link #openForPeer}). */
+    static final String PLACE_VOUCHER = "farmgate-place-voucher";
     static final String DELETE = "delete";
     /** Tries of an open request whose answer is late: one more, then the caller hears the outcome is unknown. */
     private static final int OPEN_ATTEMPTS = 2;
@@ -103,20 +108,47 @@ public final class OpenEndpoint {
 
     /** Answers the other nodes' open and delete requests for sessions placed on this node. */
     public void serve() {
-        messenger.serve(nodeId, OPEN, OpenRequest.class, this::openForPeer);
+        messenger.serve(nodeId, OPEN, OpenRequest.class, (request, headers) -> openForPeer(request,
+                voucher(headers.get(PLACE_VOUCHER))));
         messenger.serve(nodeId, DELETE, DeleteRequest.class,
                 request -> host.delete(request.sessionId(), request.caller()));
     }
 
-    /** Opens the placed session on {@code owner}: here, or there, asking again while the owner's answer is late. */
-    Future<SessionInfo> open(String owner, OpenRequest request) {
-        return owner.equals(nodeId) ? openHere(request) : openThere(owner, request, OPEN_ATTEMPTS);
+    /**
+     * Opens the placed session on {@code owner}: here, or there, asking again while the owner's answer is late. The
+     * voucher of the session's quota place, when its entry's owner gave one, goes with the request, so that the
+     * session's node need not read the entry.
+     */
+    Future<SessionInfo> open(String owner, OpenRequest request, Voucher place) {
+        if (owner.equals(nodeId)) {
+            return openHere(request);
+        }
+        Map<String, String> headers;
+        try {
+            headers = place == null ? Map.of() : Map.of(PLACE_VOUCHER, Json.mapper().writeValueAsString(place));
+        } catch (JsonProcessingException e) {
+            return Future.failedFuture(e);
+        }
+        return openThere(owner, request, headers, OPEN_ATTEMPTS);
     }
 
-    private Future<SessionInfo> openThere(String owner, OpenRequest request, int attempts) {
-        return messenger.request(owner, OPEN, request, SessionInfo.class).recover(error ->
-                error instanceof OutcomeUnknownException && attempts > 1 ? openThere(owner, request, attempts - 1)
-                        : Future.failedFuture(error));
+    private Future<SessionInfo> openThere(String owner, OpenRequest request, Map<String, String> headers,
+            int attempts) {
+        return messenger.request(owner, OPEN, request, headers, SessionInfo.class).recover(error ->
+                error instanceof OutcomeUnknownException && attempts > 1
+                        ? openThere(owner, request, headers, attempts - 1) : Future.failedFuture(error));
+    }
+
+    /** The voucher a header carries; none when there is no header, or it does not read as one. */
+    private static Voucher voucher(String header) {
+        if (header == null) {
+            return null;
+        }
+        try {
+            return Json.mapper().readValue(header, Voucher.class);
+        } catch (JsonProcessingException e) {
+            return null;
+        }
     }
 
     /** Deletes a session on the node that holds it; true when it was found there. */
@@ -126,16 +158,17 @@ public final class OpenEndpoint {
 
     /**
      * A peer's open request: besides the rules {@link #openHere} checks again, the session must hold one of its
-     * creator's quota places, which the placing node takes before it sends the request. A request that skipped the
-     * quota (from a broken or hostile path) opens nothing.
+     * creator's quota places, which the placing node takes before it sends the request: shown by the voucher the
+     * place's owner gave, or else read from the quota entry. A request that skipped the quota (from a broken path)
+     * opens nothing.
      */
-    private Future<SessionInfo> openForPeer(OpenRequest request) {
+    private Future<SessionInfo> openForPeer(OpenRequest request, Voucher place) {
         try {
             recheck(request);
         } catch (GatewayException refused) {
             return Future.failedFuture(refused);
         }
-        return Stages.await(vertx, quota.holds(request.creator().id(), request.sessionId())).compose(held -> held
+        return Stages.await(vertx, quota.holds(request.creator().id(), request.sessionId(), place)).compose(held -> held
                 ? openHere(request)
                 : Future.failedFuture(new ForbiddenException("session " + request.sessionId()
                         + " holds no quota place of '" + request.creator().name() + "'")));

@@ -30,14 +30,16 @@ import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
 import org.farmgate.router.registry.NodeRegistry;
 import org.farmgate.router.store.SharedStateUnavailableException;
+import org.farmgate.router.store.Voucher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Creating a session, cluster-wide: check the target and settle the SSH host key it must show, take one of the
  * creator's quota places and have the router place and charge the session (two independent cluster updates, run at
- * once), then open it on its node. Whatever is taken is given back when a later step fails; the session's node gives
- * both back when the session ends.
+ * once), then open it on its node, showing there the voucher of the place's owner so that the node need not read
+ * the quota entry. Whatever is taken is given back when a later step fails; the session's node gives both back when
+ * the session ends.
  */
 public final class SessionCreation {
 
@@ -142,7 +144,7 @@ public final class SessionCreation {
                 OpenEndpoint.OpenRequest request = new OpenEndpoint.OpenRequest(sessionId, creator, spec,
                         addresses.get(0).getHostAddress(), 0, origin, overrides);
                 Future<SessionInfo> opened = placement.failed() ? Future.failedFuture(placement.cause())
-                        : openOrMove(placement.result(), request, new HashSet<>());
+                        : openOrMove(placement.result(), request, place.result().voucher(), new HashSet<>());
                 // A late answer may still become a session, which needs its place: the repair gives it back if not.
                 return opened.recover(error -> error instanceof OutcomeUnknownException ? Future.failedFuture(error)
                         : await(quota.release(creator.id(), sessionId))
@@ -199,8 +201,8 @@ public final class SessionCreation {
      * coordinator the quota place).
      */
     private Future<SessionInfo> openOrMove(SessionRouter.Placement placement, OpenEndpoint.OpenRequest request,
-            Set<String> excluded) {
-        return endpoint.open(placement.nodeId(), request.charged(placement.chargedMb())).recover(error -> {
+            Voucher place, Set<String> excluded) {
+        return endpoint.open(placement.nodeId(), request.charged(placement.chargedMb()), place).recover(error -> {
             if (error instanceof OutcomeUnknownException) {
                 LOG.warn("session {}: {}; it may still open there, and is not placed elsewhere",
                         request.sessionId(), error.getMessage());
@@ -212,7 +214,7 @@ public final class SessionCreation {
                     LOG.warn("session {}: {}; placing it elsewhere", request.sessionId(), error.getMessage());
                     excluded.add(placement.nodeId());
                     return place(request.sessionId(), request.spec(), excluded)
-                            .compose(next -> openOrMove(next, request, excluded));
+                            .compose(next -> openOrMove(next, request, place, excluded));
                 }
                 return Future.failedFuture(error);
             });

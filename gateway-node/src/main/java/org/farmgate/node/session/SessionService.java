@@ -50,9 +50,13 @@ public final class SessionService {
 
     /**
      * Deletes on the node that holds the session. The record of a session that already ended, or whose node cannot
-     * be reached, is forgotten here.
+     * be reached, is forgotten here. A session held here is deleted without reading its record: this node is where
+     * the record would send the request, and the host checks the caller as the record's reader would.
      */
     public Future<Boolean> delete(Identity caller, String sessionId) {
+        if (host.local(sessionId) != null) {
+            return host.delete(sessionId, caller);
+        }
         return get(caller, sessionId).compose(found -> {
             if (found.isEmpty()) {
                 return Future.succeededFuture(false);

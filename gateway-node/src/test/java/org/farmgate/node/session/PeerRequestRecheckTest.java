@@ -2,6 +2,7 @@ package org.farmgate.node.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
@@ -12,6 +13,7 @@ import org.awaitility.Awaitility;
 import org.farmgate.error.ForbiddenException;
 import org.farmgate.error.InvalidRequestException;
 import org.farmgate.model.DisplaySize;
+import org.farmgate.model.Json;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.Role;
 import org.farmgate.model.SessionInfo;
@@ -100,13 +102,59 @@ class PeerRequestRecheckTest {
                 .toCompletableFuture().get());
     }
 
+    /**
+     * The voucher of a place stands for its grant once on a node, without the entry read: shown after the place was
+     * given back it still opens the session; shown again it is spent, the entry is read, and nothing opens.
+     */
+    @Test
+    void aPlacesVoucherIsBelievedOnceThenTheEntryIsRead() throws Exception {
+        Identity creator = new Identity("tok_vouched", "vouched", Role.POWERUSER, Set.of());
+        OpenEndpoint.OpenRequest request = request(creator, Map.of("username", "u"));
+        SessionQuota quota = new SessionQuota(cluster.node(1).node.runtime().userSessions());
+        SessionQuota.Grant grant = quota.tryAcquire(creator.id(), request.sessionId(), 17,
+                new SessionQuota.Limits(5, 1000)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertNotNull(grant.voucher(), "the place's owner vouched for it");
+        assertTrue(quota.release(creator.id(), request.sessionId()).toCompletableFuture().get(10, TimeUnit.SECONDS));
+        Map<String, String> vouched = Map.of(OpenEndpoint.PLACE_VOUCHER, Json.mapper().writeValueAsString(
+                grant.voucher()));
+
+        SessionInfo info = messenger().request("node-2", OpenEndpoint.OPEN, request, vouched, SessionInfo.class)
+                .await(10, TimeUnit.SECONDS);
+        assertEquals("node-2", info.nodeId(), "believed without reading the entry, where the place is gone");
+        assertTrue(cluster.node(2).node.sessions().delete(info.sessionId(), creator).await(10, TimeUnit.SECONDS));
+
+        Throwable again = open(request, vouched);
+        assertInstanceOf(ForbiddenException.class, again, "the voucher was spent: the entry was read");
+        assertTrue(again.getMessage().contains("quota"), again.getMessage());
+        assertEquals(0, cluster.node(2).node.sessions().live().size());
+    }
+
+    @Test
+    void anotherSessionsVoucherOpensNothing() throws Exception {
+        Identity creator = new Identity("tok_borrower", "borrower", Role.POWERUSER, Set.of());
+        OpenEndpoint.OpenRequest granted = request(creator, Map.of("username", "u"));
+        SessionQuota.Grant grant = new SessionQuota(cluster.node(1).node.runtime().userSessions())
+                .tryAcquire(creator.id(), granted.sessionId(), 17, new SessionQuota.Limits(5, 1000))
+                .toCompletableFuture().get(10, TimeUnit.SECONDS);
+        Map<String, String> borrowed = Map.of(OpenEndpoint.PLACE_VOUCHER, Json.mapper().writeValueAsString(
+                grant.voucher()));
+        assertInstanceOf(ForbiddenException.class, open(request(creator, Map.of("username", "u")), borrowed));
+        assertInstanceOf(ForbiddenException.class, open(request(creator, Map.of("username", "u")),
+                Map.of(OpenEndpoint.PLACE_VOUCHER, "{not a voucher")));
+        assertEquals(0, cluster.node(2).node.sessions().live().size());
+    }
+
     private static Throwable open(Identity creator, Map<String, String> parameters) {
         return open(request(creator, parameters));
     }
 
     private static Throwable open(OpenEndpoint.OpenRequest request) {
+        return open(request, Map.of());
+    }
+
+    private static Throwable open(OpenEndpoint.OpenRequest request, Map<String, String> headers) {
         try {
-            messenger().request("node-2", OpenEndpoint.OPEN, request, SessionInfo.class)
+            messenger().request("node-2", OpenEndpoint.OPEN, request, headers, SessionInfo.class)
                     .await(10, TimeUnit.SECONDS);
         } catch (Throwable e) {
             return e;

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeLoad;
@@ -47,9 +48,18 @@ public final class NodeRegistry {
      * by others is kept; reservations are reconciled with the node's book (see
      * {@link org.farmgate.model.ReservationBook#reconciledWith}): the ones it does not hold stay on their way
      * unless it names them {@code expired}.
+     *
+     * @return the entry as written, what the node reconciles its next beat against; null when refused (the member a
+     *     tombstone names)
      */
-    public CompletionStage<Boolean> publish(NodeLoad fresh, Set<String> expired) {
-        return nodes.update(fresh.nodeId(), new Publish(fresh, Set.copyOf(expired)));
+    public CompletionStage<NodeLoad> publish(NodeLoad fresh, Set<String> expired) {
+        return nodes.update(fresh.nodeId(), new Publish(fresh, Set.copyOf(expired), true)).thenCompose(answer -> {
+            if (answer instanceof NodeLoad written) {
+                return CompletableFuture.completedFuture(written);
+            }
+            // An owner of the version before answers only whether it took the beat: the entry is read then.
+            return Boolean.TRUE.equals(answer) ? get(fresh.nodeId()) : CompletableFuture.completedFuture(null);
+        });
     }
 
     /** Summaries of every node: what placement and the capacity view read. */
@@ -106,19 +116,29 @@ public final class NodeRegistry {
         return nodes.remove(nodeId).thenApply(NodeRegistry::live);
     }
 
-    /** Refreshes or registers; refused (false) for the member a tombstone names. */
-    private record Publish(NodeLoad fresh, Set<String> expired) implements Update<NodeLoad, Boolean> {
+    /**
+     * Refreshes or registers, answering the entry as written (the node's next beat reconciles against it), or
+     * whether the beat was taken where the sender is of the version before and does not ask for the entry
+     * ({@code answersEntry} false: a field its record lacks); refused (null, or false) for the member a tombstone
+     * names.
+     */
+    private record Publish(NodeLoad fresh, Set<String> expired, boolean answersEntry)
+            implements Update<NodeLoad, Object> {
 
         @Override
-        public Outcome<NodeLoad, Boolean> apply(NodeLoad current) {
+        public Outcome<NodeLoad, Object> apply(NodeLoad current) {
             if (current == null) {
-                return Outcome.store(fresh, true);
+                return written(fresh);
             }
             if (current.departed()) {
-                return current.address().memberId().equals(fresh.address().memberId()) ? Outcome.keep(false)
-                        : Outcome.store(fresh, true);
+                return current.address().memberId().equals(fresh.address().memberId())
+                        ? Outcome.keep(answersEntry ? null : false) : written(fresh);
             }
-            return Outcome.store(current.refreshedBy(fresh, expired), true);
+            return written(current.refreshedBy(fresh, expired));
+        }
+
+        private Outcome<NodeLoad, Object> written(NodeLoad entry) {
+            return Outcome.store(entry, answersEntry ? entry : true);
         }
 
         /**
@@ -136,8 +156,8 @@ public final class NodeRegistry {
          * made on it since its last beat are lost with the copy, as with a crashed partition owner.
          */
         @Override
-        public Outcome<NodeLoad, Boolean> applyToStale(NodeLoad stale) {
-            return Outcome.store(fresh, true);
+        public Outcome<NodeLoad, Object> applyToStale(NodeLoad stale) {
+            return written(fresh);
         }
     }
 

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.farmgate.router.store.MemberContext;
+import org.farmgate.router.store.Voucher;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -36,6 +37,7 @@ public final class Seal {
 
     private static final String ALGORITHM = "HmacSHA256";
     private static final int REMEMBERED = 4096;
+    private static final byte[] NOTHING = new byte[0];
     private static final ObjectInputFilter CLASSES = ObjectInputFilter.Config.createFilter(
             "org.farmgate.**;java.**;!*");
 
@@ -139,6 +141,32 @@ public final class Seal {
                     sealed.payload()), sealed.mac());
         }
         return valid;
+    }
+
+    /**
+     * The owner's word, for another node, that it decided an update of {@code map}'s {@code key} saying
+     * {@code statement} at {@code revision}: a tag under a name no record or order is sealed under, over the key and
+     * the statement, so that it vouches for nothing else.
+     */
+    Voucher vouch(String map, String key, String statement, long revision) {
+        Sealed tag = tag(vouchers(map), vouched(key, statement), revision, NOTHING);
+        return new Voucher(map, key, statement, revision, tag.mac());
+    }
+
+    /** Whether {@code voucher} was made by {@link #vouch} with one of the keys, for exactly what it says. */
+    boolean vouches(Voucher voucher) {
+        return voucher != null && voucher.map() != null && voucher.key() != null && voucher.statement() != null
+                && authentic(new Sealed(vouchers(voucher.map()), vouched(voucher.key(), voucher.statement()),
+                        voucher.revision(), NOTHING, voucher.proof()));
+    }
+
+    private static String vouchers(String map) {
+        return map + "#vouched";
+    }
+
+    /** Length first: a key may hold any character, and no key and statement may read as another pair. */
+    private static String vouched(String key, String statement) {
+        return key.length() + ":" + key + statement;
     }
 
     /** {@link #open} for what {@link #sign} made: checked every time, never remembered. */

@@ -14,6 +14,7 @@ import org.farmgate.router.store.Query;
 import org.farmgate.router.store.SharedMap;
 import org.farmgate.router.store.SharedStateUnavailableException;
 import org.farmgate.router.store.Update;
+import org.farmgate.router.store.Voucher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,6 +102,7 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
     private final Policy policy;
     private final RejectionCounter rejections;
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
+    private final AppliedOrders shown = new AppliedOrders(System::currentTimeMillis);
 
     /**
      * Lends {@code member} what the sealed updates and queries it runs on the entries it owns need: the seal, the
@@ -200,6 +202,31 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
             throw new SharedStateUnavailableException("map " + name + ": the member that owns key " + key
                     + " failed the call (" + cause.getClass().getSimpleName() + ")");
         });
+    }
+
+    /**
+     * A voucher is believed once, and only within {@link AppliedOrders#WINDOW} of its making: it is shown at once (a
+     * session opened after its place was granted), and a copy shown again must not stand for a decision the entry
+     * may have undone since (the place given back). Shown again, by a caller repeating itself too, it is not believed,
+     * and the caller reads the entry.
+     */
+    @Override
+    public boolean vouched(String key, String statement, Voucher voucher) {
+        if (voucher == null) {
+            return false;
+        }
+        if (!name.equals(voucher.map()) || !key.equals(voucher.key()) || !statement.equals(voucher.statement())
+                || !seal.vouches(voucher)) {
+            reject(key, "forged", "was vouched for with a voucher that is not its owner's word for it; the entry is "
+                    + "read instead");
+            return false;
+        }
+        if (!shown.firstTime(new Sealed(name, key + '\0' + statement, voucher.revision(), null, voucher.proof()))) {
+            reject(key, "replayed", "was vouched for with a voucher shown before, or older than "
+                    + AppliedOrders.WINDOW.toSeconds() + " s; the entry is read instead");
+            return false;
+        }
+        return true;
     }
 
     @Override

@@ -19,7 +19,8 @@ import org.farmgate.router.store.Update;
  * hears of the write. A signed update is applied once, and only within {@link AppliedOrders#WINDOW} of being signed,
  * so that copying an order and sending it again (an undrain, a place given back) does nothing either.
  *
- * <p>The answer is always a {@link Revised}: a member that answers anything else is not one of ours.
+ * <p>The answer is always a {@link Revised}: a member that answers anything else is not one of ours. What the update
+ * asks the owner to vouch for in it ({@link Update#vouched}) is vouched for as of the entry's revision after it.
  */
 record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed signed) implements Update<Object, Object> {
 
@@ -78,20 +79,25 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
                     + "knows of (a copy put back by a member on the cluster network)"));
         }
         if (!outcome.write()) {
-            return Outcome.keep(new Revised<>(outcome.result(), 0, false, false, null));
+            return Outcome.keep(new Revised<>(vouched(order, outcome.result(), seal, revision), 0, false, false, null));
         }
         long next = member.get(RevisionClock.class).next(Math.max(revision, floor));
         Sealed sealed = outcome.value() == null ? null : seal.seal(map, key, next, outcome.value());
         // A write over a copy put back is always told: it is the truth the nodes must now hold to.
         boolean fenced = stale || (value != null || outcome.value() != null)
                 && order.update().narrows(value, outcome.value());
-        Outcome<Object, Object> written = Outcome.storeFor(sealed, outcome.ttl(), new Revised<>(outcome.result(), next,
-                sealed != null, fenced, null));
+        Outcome<Object, Object> written = Outcome.storeFor(sealed, outcome.ttl(), new Revised<>(vouched(order,
+                outcome.result(), seal, next), next, sealed != null, fenced, null));
         if (!fenced || !policy.grantsAccess() || kept == null) {
             return written;
         }
         Fences.Fence fence = policy.fence(map, key, next, sealed != null);
         kept.learn(fence);
         return policy.ownerDecides() ? written.noting(FenceNote.of(seal, fence)) : written;
+    }
+
+    /** The update's answer with what this owner vouches for in it, as of the entry's {@code revision}. */
+    private <A> A vouched(Order<V, A> order, A result, Seal seal, long revision) {
+        return order.update().vouched(result, statement -> seal.vouch(map, key, statement, revision));
     }
 }

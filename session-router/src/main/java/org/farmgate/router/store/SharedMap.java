@@ -26,6 +26,14 @@ public interface SharedMap<K, V> {
     /** Applies {@code update} atomically to the entry, on the member that owns it. */
     <R> CompletionStage<R> update(K key, Update<V, R> update);
 
+    /**
+     * Whether {@code voucher} is the word of the owner of {@code key}'s entry, given lately, that it decided an update
+     * saying {@code statement}: what a node believes instead of reading the entry. False where no owner vouches.
+     */
+    default boolean vouched(K key, String statement, Voucher voucher) {
+        return false;
+    }
+
     /** The projections of every matching entry. */
     <P> CompletionStage<List<P>> query(Query<V, P> query);
 

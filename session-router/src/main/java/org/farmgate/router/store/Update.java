@@ -2,6 +2,7 @@ package org.farmgate.router.store;
 
 import java.io.Serializable;
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * An atomic change of one map entry: it sees the current value (null when absent) and says what to store (null to
@@ -36,6 +37,15 @@ public interface Update<V, R> extends Serializable {
      */
     default boolean narrows(V before, V after) {
         return true;
+    }
+
+    /**
+     * The answer as the caller gets it, where the entry's owner can vouch for what it decided ({@link Voucher}):
+     * {@code owner} makes a voucher for a statement, which this update puts into its answer for the caller to show
+     * another node. Unchanged by default, and wherever no owner vouches (a map that is not sealed).
+     */
+    default R vouched(R result, Function<String, Voucher> owner) {
+        return result;
     }
 
     /**

@@ -6,16 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import org.farmgate.model.DisplaySize;
 import org.farmgate.model.NodeAddress;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.model.Protocol;
 import org.farmgate.router.Loads;
 import org.farmgate.router.store.LocalSharedMap;
+import org.farmgate.router.store.SharedMap;
 import org.junit.jupiter.api.Test;
 
 /** How registry entries follow their members: departure, late heartbeats, rejoining, and beats seen by one observer. */
@@ -35,10 +38,10 @@ class RegistryMembershipTest {
 
     @Test
     void aLateHeartbeatOfADepartedMemberDoesNotBringItsEntryBack() {
-        assertTrue(join(registry.publish(beat("m1", Loads.T0), Set.of())));
+        assertNotNull(join(registry.publish(beat("m1", Loads.T0), Set.of())));
         assertNotNull(join(registry.depart(join(registry.get("a")))));
 
-        assertFalse(join(registry.publish(beat("m1", Loads.T0.plusSeconds(1)), Set.of())), "late beat refused");
+        assertNull(join(registry.publish(beat("m1", Loads.T0.plusSeconds(1)), Set.of())), "late beat refused");
         assertNull(join(registry.get("a")));
         assertEquals(List.of(), join(registry.summaries()));
         assertEquals(NodeRegistry.ReserveResult.Outcome.NO_SUCH_NODE, join(registry.reserve("a", "s",
@@ -46,20 +49,56 @@ class RegistryMembershipTest {
         assertFalse(join(registry.setDrain("a", true)));
 
         // The same node, rejoined under a new member id, registers again.
-        assertTrue(join(registry.publish(beat("m2", Loads.T0.plusSeconds(2)), Set.of())));
+        assertNotNull(join(registry.publish(beat("m2", Loads.T0.plusSeconds(2)), Set.of())));
         assertEquals("m2", join(registry.get("a")).address().memberId());
+    }
+
+    /** What the node reconciles its next beat against comes with the beat's answer, as a read would give it. */
+    @Test
+    void aBeatAnswersTheEntryAsWritten() {
+        assertNotNull(join(registry.publish(beat("m1", Loads.T0), Set.of())));
+        assertTrue(join(registry.setDrain("a", true)));
+        assertEquals(NodeRegistry.ReserveResult.Outcome.NO_ROOM, join(registry.reserve("a", "s", Protocol.SSH,
+                DisplaySize.DEFAULT, Loads.T0)).outcome(), "drained");
+        NodeLoad written = join(registry.publish(beat("m1", Loads.T0.plusSeconds(1)), Set.of()));
+        assertTrue(written.drainRequested(), "the drain flag another node set is in it");
+        assertEquals(join(registry.get("a")), written);
+    }
+
+    /**
+     * An owner of the version before answers true for a beat it took and knows no entry to answer with: the beat
+     * reads the entry then.
+     */
+    @Test
+    void aBeatTakenByAnOwnerOfTheVersionBeforeReadsTheEntry() {
+        LocalSharedMap<String, NodeLoad> map = new LocalSharedMap<>();
+        NodeRegistry before = new NodeRegistry(versionBefore(map));
+        NodeLoad written = join(before.publish(beat("m1", Loads.T0), Set.of()));
+        assertEquals(join(map.get("a")), written);
+        assertNotNull(written);
+    }
+
+    /** {@code map}, its updates answered as the version before answers a beat: true, not the entry. */
+    @SuppressWarnings("unchecked")
+    private static SharedMap<String, NodeLoad> versionBefore(LocalSharedMap<String, NodeLoad> map) {
+        return (SharedMap<String, NodeLoad>) Proxy.newProxyInstance(RegistryMembershipTest.class.getClassLoader(),
+                new Class<?>[] {SharedMap.class}, (proxy, method, args) -> {
+                    Object answer = method.invoke(map, args);
+                    return method.getName().equals("update") ? ((CompletionStage<Object>) answer)
+                            .thenApply(result -> result instanceof NodeLoad ? Boolean.TRUE : result) : answer;
+                });
     }
 
     @Test
     void departureIsConditionalOnTheEntryTheCoordinatorJudged() {
-        assertTrue(join(registry.publish(beat("m1", Loads.T0), Set.of())));
+        assertNotNull(join(registry.publish(beat("m1", Loads.T0), Set.of())));
         NodeLoad judged = join(registry.get("a"));
         // The node beats before the coordinator's removal lands.
-        assertTrue(join(registry.publish(beat("m1", Loads.T0.plusSeconds(1)), Set.of())));
+        assertNotNull(join(registry.publish(beat("m1", Loads.T0.plusSeconds(1)), Set.of())));
         assertNull(join(registry.depart(judged)));
         assertNotNull(join(registry.get("a")));
         // Or it merged back under a new member id.
-        assertTrue(join(registry.publish(beat("m2", Loads.T0.plusSeconds(2)), Set.of())));
+        assertNotNull(join(registry.publish(beat("m2", Loads.T0.plusSeconds(2)), Set.of())));
         assertNull(join(registry.depart(judged)), "judged under the old member id");
         assertEquals("m2", join(registry.get("a")).address().memberId());
     }
