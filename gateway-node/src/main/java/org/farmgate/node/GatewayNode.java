@@ -100,6 +100,7 @@ import org.farmgate.protocol.Notices;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
+import org.farmgate.router.registry.HeartbeatRead;
 import org.farmgate.router.registry.NodeRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -193,8 +194,10 @@ public final class GatewayNode {
                 : environment.host();
         this.agent = new NodeAgent(vertx, config, registry, runtime.membership(), machine,
                 new GuacdProbe(vertx, config.guacdHost(), config.guacdPort(), config.guacdStepTimeout().toMillis()),
-                host, ledger, clock, count -> metrics.repaired(NodeMetrics.Repair.UNHELD_RESERVATIONS, count));
-        agent.onView(sessionRouter::offer); // the heartbeat's read of every node is the router's snapshot too
+                host, ledger, clock, count -> metrics.repaired(NodeMetrics.Repair.UNHELD_RESERVATIONS, count),
+                new HeartbeatRead(registry, config.nodeId(), SessionRouter.threadLocalRandom(),
+                        sessionRouter::placements));
+        agent.onRead(sessionRouter::offer); // the heartbeat's read is the router's snapshot too
         TokenService tokens = new TokenService(adminToken, runtime.tokens(), runtime.tokenNames(), clock,
                 records.configured() ? new DurableTokens(records, clock) : TokenLedger.NONE);
         LoginSessions logins = new LoginSessions(runtime.logins(), config.oidc().idle(), config.oidc().absolute(),
@@ -371,6 +374,7 @@ public final class GatewayNode {
                                 node.peers.serve();
                                 node.agent.onView(node.peers::seen);
                                 node.agent.onView(node.strangers::proven);
+                                node.agent.readWholeWhile(node.strangers::anyUnproven);
                                 if (node.fences != null) {
                                     node.agent.onRejoin(() -> node.fences.relearn());
                                 }

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 import org.farmgate.error.Failures;
@@ -37,9 +38,10 @@ import org.farmgate.router.store.SharedStateUnavailableException;
  * minus reservations not yet visible in it, its session caps, its state) and only then adds the reservation.
  *
  * <p>Each router keeps the snapshot it read for a short while ({@code viewMaxAge}) and shares one read among
- * concurrent placements, so that placing does not cost a cluster-wide query per session; the node's heartbeat,
- * which reads every summary anyway, {@linkplain #offer offers} its read as the snapshot, so a router reads the
- * registry itself only when the heartbeat is late or placement needs a fresh view. What it learns from its own
+ * concurrent placements, so that placing does not cost a cluster-wide query per session; the node's heartbeat
+ * {@linkplain #offer offers} its read as the snapshot (every summary, or with a draw of two past 17 nodes a sample of
+ * them: {@link org.farmgate.router.registry.HeartbeatRead}), so a router reads the registry itself only when the
+ * heartbeat is late or placement needs a fresh view. What it learns from its own
  * reservation attempts (the entry's summary comes back with the answer) goes into the snapshot at once.
  *
  * <h2>Races it avoids</h2>
@@ -101,6 +103,7 @@ public final class SessionRouter {
     private final int choices;
     private final RandomGenerator random;
     private final Object viewLock = new Object();
+    private final LongAdder placements = new LongAdder();
     private CompletableFuture<View> view;
     private long viewReadAt;
 
@@ -133,8 +136,14 @@ public final class SessionRouter {
      */
     public CompletionStage<Placement> place(String sessionId, Protocol protocol, DisplaySize display,
             Set<String> excluded) {
+        placements.increment();
         return snapshot(false).thenCompose(nodes -> tryCandidates(sessionId, protocol, display, excluded, nodes,
                 true));
+    }
+
+    /** Placements asked of this router so far: what its heartbeat's sample is sized by. */
+    public long placements() {
+        return placements.sum();
     }
 
     /** Each calling thread's own generator, as one: a router is called from every event loop. */
@@ -160,25 +169,34 @@ public final class SessionRouter {
     }
 
     /**
-     * A read of every summary made by someone else on this node (its heartbeat reads them all): it becomes the
-     * snapshot, so that a router placing sessions does not read the registry a second time per heartbeat. Not before
-     * the router's first placement, which reads for itself: a node that just started may have beaten before its
-     * peers registered, and its first session would not see them. A read of the router's own that is on its way is
-     * left to answer.
+     * A read of the registry made by someone else on this node (its heartbeat's): it becomes the snapshot, so that a
+     * router placing sessions does not read the registry a second time per heartbeat. The read may be a sample of the
+     * nodes ({@code whole} false: see {@link org.farmgate.router.registry.HeartbeatRead}); placement then draws from
+     * the nodes it has, and reads every summary before it answers "no capacity". Not before the router's first
+     * placement, which reads for itself: a node that just started may have beaten before its peers registered, and
+     * its first session would not see them. A read of the router's own that is on its way is left to answer.
      */
-    public void offer(List<NodeLoad> nodes) {
+    public void offer(List<NodeLoad> nodes, boolean whole) {
         synchronized (viewLock) {
             if (view == null || !view.isDone()) {
                 return;
             }
             viewReadAt = clock.millis();
-            view = CompletableFuture.completedFuture(observed(nodes));
+            view = CompletableFuture.completedFuture(observed(nodes, whole));
         }
     }
 
     /** A read of the registry as the snapshot holds it; each node's beat noted for its liveness. */
     private View observed(List<NodeLoad> nodes) {
-        liveness.observe(nodes, clock.millis());
+        return observed(nodes, true);
+    }
+
+    private View observed(List<NodeLoad> nodes, boolean whole) {
+        if (whole) {
+            liveness.observe(nodes, clock.millis());
+        } else {
+            liveness.observeSome(nodes, clock.millis());
+        }
         Map<String, NodeLoad> byId = new ConcurrentHashMap<>();
         nodes.forEach(node -> byId.put(node.nodeId(), node));
         return new View(List.copyOf(byId.keySet()), byId);

@@ -41,6 +41,35 @@ class SessionRouterTest {
                 java.time.Duration.ofMinutes(1), 2, SessionRouter.threadLocalRandom()));
     }
 
+    /**
+     * A heartbeat's sample as the snapshot (past 17 nodes, with two choices): placement draws from the nodes it has,
+     * and reads every node before it would refuse.
+     */
+    @Test
+    void aSampledSnapshotPlacesWithinItAndReadsEveryNodeBeforeRefusing() {
+        for (String id : List.of("a", "b")) {
+            registry.publish(Loads.node(id, 1000, 64_000), Set.of()).toCompletableFuture().join();
+        }
+        for (String id : List.of("c", "d")) {
+            registry.publish(Loads.node(id, 30, 64_000), Set.of()).toCompletableFuture().join(); // 3 SSH each
+        }
+        SessionRouter sampled = new SessionRouter(registry, Clock.systemUTC(), java.time.Duration.ofMinutes(1),
+                java.time.Duration.ofMinutes(1), 2, SessionRouter.threadLocalRandom());
+        // its first placement reads for itself
+        sampled.place("first", Protocol.SSH, DisplaySize.DEFAULT, Set.of("c", "d")).toCompletableFuture().join();
+        sampled.offer(List.of(registry.get("c").toCompletableFuture().join(),
+                registry.get("d").toCompletableFuture().join()), false);
+        List<String> placedOn = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            placedOn.add(sampled.place("s" + i, Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture()
+                    .join().nodeId());
+        }
+        assertTrue(placedOn.subList(0, 6).stream().allMatch(id -> id.equals("c") || id.equals("d")), placedOn
+                .toString());
+        assertTrue(placedOn.subList(6, 10).stream().allMatch(id -> id.equals("a") || id.equals("b")),
+                "the sample full, every node read: " + placedOn);
+    }
+
     private void fillsEveryNodeExactly(SessionRouter router) throws Exception {
         // three nodes whose budgets hold 100 SSH sessions of 10 MB each
         for (String id : List.of("a", "b", "c")) {

@@ -51,24 +51,28 @@ public final class ScaleSimulation implements Callable<Integer> {
      * What a run's nodes do: {@code before} is the code as it was before issue 26 (commit c86516c: every node ranked,
      * the router reading the registry for itself, every heartbeat fenced, tickets in a cluster map, each node reading
      * its own records for the orphan scan, every reservation's and place's fence told to every node); the others are
-     * today's code with {@code GW_PLACEMENT_CHOICES} at 0 and 2.
+     * today's code with {@code GW_PLACEMENT_CHOICES} at 0 and 2, {@code two-choices} with every heartbeat reading
+     * every summary as the code did before {@code HeartbeatRead}, {@code sampled} as it does now.
      */
     record Design(String name, int choices, boolean offerView, boolean fenceEveryBeat, boolean ticketsInMap,
-            boolean censusPerNode, boolean fencesAtOwner) {
+            boolean censusPerNode, boolean fencesAtOwner, boolean sampledRead) {
     }
 
-    private static final List<Design> ALL_DESIGNS = List.of(new Design("before", 0, false, true, true, true, false),
-            new Design("rank-all", 0, true, false, false, false, true),
-            new Design("two-choices", 2, true, false, false, false, true));
+    private static final List<Design> ALL_DESIGNS = List.of(
+            new Design("before", 0, false, true, true, true, false, false),
+            new Design("rank-all", 0, true, false, false, false, true, false),
+            new Design("two-choices", 2, true, false, false, false, true, false),
+            new Design("sampled", 2, true, false, false, false, true, true));
     private static final List<String> DESIGNS = ALL_DESIGNS.stream().map(Design::name).toList();
 
     @Spec
     private CommandSpec spec;
     @Option(names = "--nodes", split = ",", defaultValue = "3,10,100", description = "cluster sizes (2..2000)")
     private List<Integer> sizes;
-    @Option(names = "--designs", split = ",", defaultValue = "before,rank-all,two-choices",
+    @Option(names = "--designs", split = ",", defaultValue = "before,rank-all,two-choices,sampled",
             description = "before (the code before issue 26), rank-all (every node ranked), two-choices (best of 2 "
-                    + "drawn at random)")
+                    + "drawn at random, every heartbeat reading every summary), sampled (two-choices, heartbeats "
+                    + "reading a sample)")
     private List<String> designs;
     @Option(names = "--fill", defaultValue = "0.9", description = "the cluster's average fill (0.1..1.2)")
     private double fill;

@@ -45,7 +45,8 @@ final class SimCluster {
         this.design = design;
         this.members = new SimNode[size];
         for (int i = 0; i < size; i++) {
-            members[i] = new SimNode(i, this, hostMb, limits, design.choices(), design.offerView(), random);
+            members[i] = new SimNode(i, this, hostMb, limits, design.choices(), design.offerView(),
+                    design.sampledRead(), random);
         }
     }
 }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
@@ -188,6 +189,12 @@ final class SimMap<V> {
             @Override
             public <P> CompletionStage<List<P>> query(Query<V, P> query) {
                 return network.query(caller, contributor(query.getClass().getSimpleName()), query,
+                        bytesByMember -> evaluate(query, bytesByMember));
+            }
+
+            @Override
+            public <P> CompletionStage<List<P>> query(Query<V, P> query, Set<String> near) {
+                return network.queryNear(caller, contributor(query.getClass().getSimpleName()), query, near,
                         bytesByMember -> evaluate(query, bytesByMember));
             }
 

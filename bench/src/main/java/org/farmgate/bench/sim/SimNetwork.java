@@ -2,6 +2,7 @@ package org.farmgate.bench.sim;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -166,13 +167,28 @@ final class SimNetwork {
     <P> CompletableFuture<List<P>> query(int from, String contributor, Object request,
             java.util.function.Function<int[], List<P>> atMembers) {
         CompletableFuture<List<P>> answer = new CompletableFuture<>();
-        dispatchQuery(from, contributor, sizes.of(request), atMembers, answer);
+        dispatchQuery(from, contributor, sizes.of(request), this::members, atMembers, answer);
         return answer;
     }
 
+    /**
+     * A query run only on the partitions of {@code keys}, as Hazelcast 5.3 runs one with a partition predicate of
+     * several partitions (its {@code QueryEngineImpl}): one request to each member owning any of them, with the set,
+     * and its answer; a sole partition is one request to its owner.
+     */
+    <P> CompletableFuture<List<P>> queryNear(int from, String contributor, Object request, Set<String> keys,
+            java.util.function.Function<int[], List<P>> atMembers) {
+        CompletableFuture<List<P>> answer = new CompletableFuture<>();
+        dispatchQuery(from, contributor, sizes.of(request), () -> keys.stream().map(SimNetwork::partitionOf)
+                .map(partition -> owners[partition]).distinct().toList(), atMembers, answer);
+        return answer;
+    }
+
+    /** @param askedNow the members asked, each once */
     private <P> void dispatchQuery(int from, String contributor, int requestBytes,
-            java.util.function.Function<int[], List<P>> atMembers, CompletableFuture<List<P>> answer) {
-        List<Integer> asked = members();
+            java.util.function.Supplier<List<Integer>> askedNow, java.util.function.Function<int[], List<P>> atMembers,
+            CompletableFuture<List<P>> answer) {
+        List<Integer> asked = askedNow.get();
         for (int node : asked) {
             if (node != from) {
                 traffic.message(from, node, contributor, requestBytes);
@@ -181,7 +197,8 @@ final class SimNetwork {
         time.after(oneWay(), () -> {
             for (int node : asked) {
                 if (!alive[node] && node != from) {
-                    waitingForMembership.add(() -> dispatchQuery(from, contributor, requestBytes, atMembers, answer));
+                    waitingForMembership.add(() -> dispatchQuery(from, contributor, requestBytes, askedNow, atMembers,
+                            answer));
                     return;
                 }
             }

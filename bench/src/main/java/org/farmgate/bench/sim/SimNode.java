@@ -23,6 +23,7 @@ import org.farmgate.node.cluster.QuotaRepair;
 import org.farmgate.router.SessionDirectory;
 import org.farmgate.router.SessionQuota;
 import org.farmgate.router.SessionRouter;
+import org.farmgate.router.registry.HeartbeatRead;
 import org.farmgate.router.registry.Liveness;
 import org.farmgate.router.registry.NodeRegistry;
 import org.farmgate.router.registry.UnheldReservations;
@@ -31,7 +32,8 @@ import org.farmgate.router.store.SharedMap;
 /**
  * One simulated node: the real router, registry, quota and directory over its member's view of the simulated maps,
  * a host whose memory the sessions it holds really use, and the heartbeat {@code NodeAgent} runs (publish the node's
- * load, read its own entry back, read every node's summary; the coordinator sweeps departed members with
+ * load, have its entry back with the answer, read every node's summary or a sample of them with the real
+ * {@link HeartbeatRead}; the coordinator sweeps departed members with
  * {@link Liveness} as {@code NodeAgent.sweep} does), and the scans of {@code OrphanRecords} and
  * {@code QuotaRepair}. What the node agent does with a JVM's files and guacd's processes is left out: it sends
  * nothing.
@@ -65,13 +67,17 @@ final class SimNode {
     private final Map<String, Reservation> held = new HashMap<>();
     private long usedMb;
     private final boolean offerView;
+    private final int choices;
+    /** The heartbeat's read as {@code NodeAgent} makes it; null for a design whose beat reads every summary. */
+    private final HeartbeatRead reads;
     /** As {@code NodeAgent}: what it does not hold goes after the open request's patience (its IN_FLIGHT). */
     private final UnheldReservations unheld = new UnheldReservations(Duration.ofSeconds(30));
     private NodeLoad lastPublished;
 
     SimNode(int index, SimCluster cluster, long totalMb, NodeLimits limits, int choices, boolean offerView,
-            SplittableRandom random) {
+            boolean sampledRead, SplittableRandom random) {
         this.offerView = offerView;
+        this.choices = choices;
         this.index = index;
         this.nodeId = "node-" + index;
         this.address = new NodeAddress("member-" + index, "10.0." + (index / 250) + "." + (index % 250), 8080);
@@ -90,6 +96,9 @@ final class SimNode {
                 + Sizes.EVENT_BUS_FRAMING_BYTES;
         this.router = new SessionRouter(registry, time, heartbeat, heartbeat.multipliedBy(4), choices,
                 random.split());
+        // split whatever the design, so that designs alike below the sample's size run alike draw for draw
+        HeartbeatRead sampler = new HeartbeatRead(registry, nodeId, random.split(), router::placements);
+        this.reads = sampledRead ? sampler : null;
     }
 
     boolean alive() {
@@ -143,7 +152,10 @@ final class SimNode {
         registry.publish(fresh, expired)
                 .thenCompose(own -> {
                     lastPublished = own;
-                    return registry.summaries();
+                    if (reads == null) {
+                        return registry.summaries().thenApply(all -> new HeartbeatRead.View(all, true));
+                    }
+                    return reads.next(choices == 0 || network.members().get(0) == index, own);
                 })
                 .thenAccept(this::observe);
         time.after(heartbeat.toNanos() / 1000, this::beat);
@@ -160,19 +172,19 @@ final class SimNode {
      * What the heartbeat's read is for: the router's snapshot (as {@code GatewayNode} wires it), and the
      * coordinator's sweep; the lowest-numbered member is the coordinator, as Hazelcast's oldest member is.
      */
-    private void observe(List<NodeLoad> view) {
+    private void observe(HeartbeatRead.View read) {
         if (!alive()) {
             return;
         }
         if (offerView) {
-            router.offer(view);
+            router.offer(read.nodes(), read.whole());
         }
-        if (network.members().get(0) != index) {
+        if (network.members().get(0) != index || !read.whole()) {
             return;
         }
         long now = time.millis();
-        liveness.observe(view, now);
-        for (NodeLoad node : view) {
+        liveness.observe(read.nodes(), now);
+        for (NodeLoad node : read.nodes()) {
             int member = Integer.parseInt(node.address().memberId().substring("member-".length()));
             if (!network.isMember(member) && !liveness.isFresh(node.nodeId(), now)) {
                 registry.depart(node);

@@ -3,6 +3,8 @@ package org.farmgate.bench.sim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -11,11 +13,11 @@ class ScaleSimulationTest {
 
     private static ScaleSimulation.Result run(int nodes, String design, String... more) {
         ScaleSimulation simulation = new ScaleSimulation();
-        String[] args = new String[more.length + 2];
-        args[0] = "--session-seconds";
-        args[1] = "10";
-        System.arraycopy(more, 0, args, 2, more.length);
-        new CommandLine(simulation).parseArgs(args);
+        List<String> args = new ArrayList<>(List.of(more));
+        if (!args.contains("--session-seconds")) {
+            args.addAll(List.of("--session-seconds", "10"));
+        }
+        new CommandLine(simulation).parseArgs(args.toArray(String[]::new));
         return simulation.run(nodes, design);
     }
 
@@ -68,6 +70,28 @@ class ScaleSimulationTest {
         // a taken place's backup carries its fence, a given back one's does not, and the acknowledgements count here
         assertTrue(noteBytes > 0.1 * Sizes.FENCE_NOTE_BYTES && noteBytes <= Sizes.FENCE_NOTE_BYTES,
                 "a place's backup carries its fence: " + noteBytes + " bytes more a message");
+    }
+
+    /**
+     * Past 17 nodes a heartbeat with two choices reads a sample of the nodes between whole reads, sized by what its
+     * router places: what a node reads per beat no longer grows with N, and placement keeps its balance and its
+     * guarantee.
+     */
+    @Test
+    void aSampledHeartbeatReadsLessAndPlacesAsWell() {
+        ScaleSimulation.Result every = run(60, "two-choices", "--session-seconds", "30");
+        ScaleSimulation.Result sampled = run(60, "sampled", "--session-seconds", "30");
+        double everyRead = every.contributors.get("nodes.Summaries").messages;
+        double sampledRead = sampled.contributors.get("nodes.Summaries").messages
+                + sampled.contributors.get("nodes.SummariesOf").messages;
+        assertTrue(sampledRead < 0.6 * everyRead, "the registry's reads: " + sampledRead + " messages against "
+                + everyRead + "\n" + every.line() + "\n" + sampled.line());
+        assertEquals(0, sampled.overCommits, sampled.line());
+        assertTrue(sampled.refused <= every.refused + sampled.created / 1000, every.line() + "\n" + sampled.line());
+        assertTrue(sampled.maxUse < every.maxUse + 3, "the fullest node: " + every.line() + "\n" + sampled.line());
+        ScaleSimulation.Result full = run(40, "sampled", "--fill", "1.1");
+        assertEquals(0, full.overCommits, full.line());
+        assertTrue(full.refused > 0, full.line());
     }
 
     private static double bytesPerMessage(ScaleSimulation.Result result, String contributor) {

@@ -2,13 +2,20 @@ package org.farmgate.bench.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Fences go as {@code FenceBus} sends them: what a node fences within 5 ms is one message to each peer. */
+/**
+ * Fences go as {@code FenceBus} sends them: what a node fences within 5 ms is one message to each peer; a narrowed
+ * query goes as Hazelcast 5.3 sends it: one request to each member owning any of its keys, and one answer from each.
+ */
 class SimNetworkTest {
 
     private static final int NODES = 4;
@@ -42,5 +49,27 @@ class SimNetworkTest {
         long riders = at.length - messagesPerPeer;
         assertEquals(peers * (messagesPerPeer * (long) Sizes.FENCE_BYTES + riders * Sizes.FENCE_IN_BATCH_BYTES),
                 fences.bytes, "every fence's bytes, riding or not");
+    }
+
+    /** Each case: how many nodes, and how many keys the query names. */
+    static Stream<Arguments> narrowedQueries() {
+        return Stream.of(Arguments.of(4, 1), Arguments.of(4, 16), Arguments.of(20, 16), Arguments.of(300, 16),
+                Arguments.of(300, 200));
+    }
+
+    @ParameterizedTest
+    @MethodSource("narrowedQueries")
+    void aNarrowedQueryAsksEachOwningMemberOnce(int nodes, int keys) {
+        VirtualTime time = new VirtualTime();
+        Traffic traffic = new Traffic(nodes);
+        traffic.start();
+        SimNetwork network = new SimNetwork(time, traffic, SizesOfRealRecords.measure(), new SplittableRandom(1),
+                nodes, 250);
+        Set<String> near = IntStream.range(0, keys).mapToObj(k -> "node-" + k).collect(Collectors.toSet());
+        network.queryNear(0, "nodes.SummariesOf", "query", near, answerBytes -> List.of());
+        time.runUntil(1_000_000);
+        long owners = near.stream().map(network::ownerOf).distinct().filter(owner -> owner != 0).count();
+        Traffic.Count asked = traffic.byContributor().get("nodes.SummariesOf");
+        assertEquals(2 * owners, asked == null ? 0 : asked.messages, "a request and an answer per other owner");
     }
 }

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import org.farmgate.model.CostModel;
@@ -22,6 +24,7 @@ import org.farmgate.node.config.NodeConfig;
 import org.farmgate.node.peer.NodeMessenger;
 import org.farmgate.node.session.SessionHost;
 import org.farmgate.node.session.SessionLedger;
+import org.farmgate.router.registry.HeartbeatRead;
 import org.farmgate.router.registry.Liveness;
 import org.farmgate.router.registry.NodeRegistry;
 import org.farmgate.router.registry.UnheldReservations;
@@ -55,12 +58,15 @@ public final class NodeAgent {
     private final Clock clock;
     private final UnheldReservations unheld = new UnheldReservations(IN_FLIGHT);
     private final Liveness liveness;
+    private final HeartbeatRead reads;
+    private volatile BooleanSupplier readWhole = () -> false;
     private volatile boolean refused;
 
     private volatile NodeAddress address;
     private volatile NodeLimits limits;
     private volatile int sharers = 1;
     private final List<Consumer<List<NodeLoad>>> viewListeners = new CopyOnWriteArrayList<>();
+    private final List<BiConsumer<List<NodeLoad>, Boolean>> readListeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> rejoinListeners = new CopyOnWriteArrayList<>();
     private volatile boolean guacdHealthy;
     private volatile boolean guacdUnmeasured;
@@ -76,7 +82,7 @@ public final class NodeAgent {
 
     public NodeAgent(Vertx vertx, NodeConfig config, NodeRegistry registry, Membership membership,
             HostProbe hostProbe, GuacdProbe guacdProbe, SessionHost host, SessionLedger ledger, Clock clock,
-            IntConsumer reservationsGivenUp) {
+            IntConsumer reservationsGivenUp, HeartbeatRead reads) {
         this.reservationsGivenUp = reservationsGivenUp;
         this.vertx = vertx;
         this.config = config;
@@ -90,6 +96,7 @@ public final class NodeAgent {
                 config.capacity().calibrationMinFactor(), config.capacity().calibrationMaxFactor());
         this.clock = clock;
         this.liveness = new Liveness(config.cluster().staleAfter());
+        this.reads = reads;
     }
 
     /** Measures, registers the node (refusing an id another live member uses), and starts the heartbeat. */
@@ -191,7 +198,10 @@ public final class NodeAgent {
                                     + "until it rejoins", config.nodeId(), address.memberId());
                         }
                         refused = !accepted;
-                        return await(registry.summaries()).map(view -> {
+                        // a ranked placement needs every node, the coordinator's sweep judges every node's beat
+                        boolean wholeNeeded = membership.isCoordinator()
+                                || config.capacity().placementChoices() == 0 || readWhole.getAsBoolean();
+                        return await(reads.next(wholeNeeded, published)).map(view -> {
                             observe(view, reading.hostId());
                             return published;
                         });
@@ -209,10 +219,16 @@ public final class NodeAgent {
     }
 
     /**
-     * What a heartbeat's read of the registry tells: how many nodes share this host (their memory is split between
-     * them), the coordinator's sweep, and whoever else follows the view.
+     * What a heartbeat's read of the registry tells: the router's snapshot, every read; and from a read of every
+     * node, how many nodes share this host (their memory is split between them), the coordinator's sweep, and
+     * whoever else follows the whole registry.
      */
-    private void observe(List<NodeLoad> view, String hostId) {
+    private void observe(HeartbeatRead.View read, String hostId) {
+        readListeners.forEach(listener -> listener.accept(read.nodes(), read.whole()));
+        if (!read.whole()) {
+            return;
+        }
+        List<NodeLoad> view = read.nodes();
         if (hostId != null) {
             sharers = (int) Math.max(1, view.stream().filter(node -> hostId.equals(node.measurements().hostId()))
                     .count());
@@ -228,9 +244,22 @@ public final class NodeAgent {
         rejoinListeners.add(listener);
     }
 
-    /** Called with every node's summary after each heartbeat. */
+    /**
+     * Called with every node's summary after a heartbeat that read them all: every beat on the coordinator or with
+     * a ranked placement, every {@link HeartbeatRead#WHOLE_EVERY}-th beat otherwise.
+     */
     public void onView(Consumer<List<NodeLoad>> listener) {
         viewListeners.add(listener);
+    }
+
+    /** Makes every heartbeat read every node while {@code condition} holds. */
+    public void readWholeWhile(BooleanSupplier condition) {
+        readWhole = condition;
+    }
+
+    /** Called after every heartbeat with what it read, a sample of the nodes or all of them (the flag). */
+    public void onRead(BiConsumer<List<NodeLoad>, Boolean> listener) {
+        readListeners.add(listener);
     }
 
     /**

@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.router.store.Membership;
@@ -44,7 +45,8 @@ public final class Strangers {
     private final Duration grace;
     private final boolean expel;
     private final Clock clock;
-    private final Set<String> proven = new HashSet<>();
+    /** Read without the lock by {@link #anyUnproven}, on an event loop, while a check may hold it for an expulsion. */
+    private final Set<String> proven = ConcurrentHashMap.newKeySet();
     private final Map<String, Instant> firstSeen = new HashMap<>();
     private final Set<String> told = new HashSet<>();
     private final Set<String> expelled = new HashSet<>();
@@ -116,6 +118,21 @@ public final class Strangers {
         if (timer >= 0) {
             vertx.cancelTimer(timer);
         }
+    }
+
+    /**
+     * Whether some member has not proven itself yet (a node that just joined, or a stranger): until it has, the
+     * heartbeat reads every entry, so that a node proves itself within its grace on every node, not only at the next
+     * whole read ({@code HeartbeatRead}).
+     */
+    public boolean anyUnproven() {
+        String self = membership.localMemberId();
+        for (String member : membership.memberIds()) {
+            if (!member.equals(self) && !proven.contains(member)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The strangers of the last check that are still members. */

@@ -67,6 +67,18 @@ class StrangersTest {
         return new Strangers(membership, Duration.ofSeconds(10), expel, clock);
     }
 
+    /** While a member is unproven every heartbeat reads every entry; once all are proven, a sample will do. */
+    @Test
+    void anUnprovenMemberIsReportedUntilItsEntryIsSeen() {
+        members.put("self", "10.0.0.1:5701");
+        Strangers strangers = strangers(true);
+        assertTrue(!strangers.anyUnproven(), "alone");
+        members.put("node-b", "10.0.0.2:5701");
+        assertTrue(strangers.anyUnproven(), "joined, no entry seen yet");
+        strangers.proven(List.of(node("node-b")));
+        assertTrue(!strangers.anyUnproven());
+    }
+
     @Test
     void aMemberWithoutASealedEntryIsAStrangerOnceItsGraceIsOver() {
         members.put("self", "10.0.0.1:5701");

@@ -34,6 +34,14 @@ public final class Liveness {
     public void observe(Collection<NodeLoad> nodes, long nowMillis) {
         Set<String> ids = nodes.stream().map(NodeLoad::nodeId).collect(Collectors.toSet());
         seen.keySet().retainAll(ids);
+        observeSome(nodes, nowMillis);
+    }
+
+    /**
+     * Records what a read of some nodes showed (a heartbeat's sample): the others are not forgotten, so that a
+     * node drawn again with the beat it had is judged by when its beat last changed, not met anew.
+     */
+    public void observeSome(Collection<NodeLoad> nodes, long nowMillis) {
         for (NodeLoad node : nodes) {
             Beat beat = new Beat(node.address().memberId(), node.updatedAt());
             seen.compute(node.nodeId(), (id, before) -> before != null && before.beat().equals(beat) ? before

@@ -67,6 +67,14 @@ public final class NodeRegistry {
         return nodes.query(new Summaries());
     }
 
+    /**
+     * The summaries of these nodes that are registered, asked only of the members that hold their entries: what a
+     * heartbeat's sample reads.
+     */
+    public CompletionStage<List<NodeLoad>> summariesOf(Set<String> nodeIds) {
+        return nodes.query(new SummariesOf(Set.copyOf(nodeIds)), nodeIds);
+    }
+
     /** Every session some node holds or has a reservation for. */
     public CompletionStage<Set<String>> reservedSessions() {
         return nodes.query(new ReservedIds()).thenApply(perNode -> {
@@ -239,6 +247,20 @@ public final class NodeRegistry {
         @Override
         public HashSet<String> project(NodeLoad value) {
             return new HashSet<>(value.reservations().entries().keySet());
+        }
+    }
+
+    /** {@link Summaries} of the nodes named: others in the same partitions are left there. */
+    private record SummariesOf(Set<String> nodeIds) implements Query<NodeLoad, NodeLoad> {
+
+        @Override
+        public boolean matches(NodeLoad value) {
+            return !value.departed() && nodeIds.contains(value.nodeId());
+        }
+
+        @Override
+        public NodeLoad project(NodeLoad value) {
+            return value.summary();
         }
     }
 

@@ -101,10 +101,10 @@ public final class Seal {
     /**
      * What the owner of {@code record} answers a query with: {@code project} of the record's value, sealed under
      * {@code label} (the map's name and the query's: never a record's name, so a projection opens as nothing else),
-     * the record's key and its revision, so the asker checks it as it would the record, freshness included. Every
-     * node reads every node's entry each heartbeat: the owner projects and seals a revision once, not once per asker,
-     * and the askers check a summary's few hundred bytes, not an entry with every reservation in it. Null when the
-     * record does not open here.
+     * the record's key and its revision, so the asker checks it as it would the record, freshness included. Each
+     * heartbeat reads many nodes' entries (every one, or a sample): the owner projects and seals a revision once, not
+     * once per asker, and the askers check a summary's few hundred bytes, not an entry with every reservation in it.
+     * Null when the record does not open here.
      */
     public <V> Sealed projection(Sealed record, String map, String label, Function<V, Serializable> project) {
         V value = open(record, map, record.key());

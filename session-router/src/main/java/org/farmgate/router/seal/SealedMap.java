@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.farmgate.error.Failures;
 import org.farmgate.error.GatewayException;
 import org.farmgate.router.store.MemberContext;
@@ -231,9 +232,20 @@ public final class SealedMap<V extends Serializable> implements SharedMap<String
 
     @Override
     public <P> CompletionStage<List<P>> query(Query<V, P> query) {
+        return query(query, inner::query);
+    }
+
+    @Override
+    public <P> CompletionStage<List<P>> query(Query<V, P> query, Set<String> near) {
+        return query(query, sealed -> inner.query(sealed, near));
+    }
+
+    /** {@code run} asks the members; what they answer is believed as any read is. */
+    private <P> CompletionStage<List<P>> query(Query<V, P> query,
+            Function<SealedQuery<V>, CompletionStage<List<Object>>> run) {
         long asked = fences.mark();
         String label = SealedQuery.label(name, query);
-        return trusted(inner.query(new SealedQuery<>(name, query, true)).thenApply(found -> {
+        return trusted(run.apply(new SealedQuery<>(name, query, true)).thenApply(found -> {
             List<P> projections = new ArrayList<>(found.size());
             for (Object raw : found) {
                 if (raw instanceof Sealed sealed && label.equals(sealed.map())) {

@@ -15,10 +15,12 @@ import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import com.hazelcast.projection.Projection;
 import com.hazelcast.query.Predicate;
+import com.hazelcast.query.Predicates;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -82,6 +84,20 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
     public <P> CompletionStage<List<P>> query(Query<V, P> query) {
         return unavailableOnFailure(CompletableFuture.supplyAsync(() -> new ArrayList<>(map.project(
                 new Projector<>(query, member), new Filter<>(query, member))), blocking));
+    }
+
+    /**
+     * Hazelcast's partition predicate: one query operation to each member owning any of the keys' partitions (5.3's
+     * {@code QueryEngineImpl} groups them by owner), not to every member.
+     */
+    @Override
+    public <P> CompletionStage<List<P>> query(Query<V, P> query, Set<K> near) {
+        if (near.isEmpty()) {
+            return CompletableFuture.completedFuture(new ArrayList<>());
+        }
+        Predicate<K, V> there = Predicates.multiPartitionPredicate(near, new Filter<>(query, member));
+        return unavailableOnFailure(CompletableFuture.supplyAsync(() -> new ArrayList<>(map.project(
+                new Projector<>(query, member), there)), blocking));
     }
 
     @Override

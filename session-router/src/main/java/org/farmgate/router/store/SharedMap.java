@@ -2,6 +2,7 @@ package org.farmgate.router.store;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -36,6 +37,15 @@ public interface SharedMap<K, V> {
 
     /** The projections of every matching entry. */
     <P> CompletionStage<List<P>> query(Query<V, P> query);
+
+    /**
+     * As {@link #query(Query)}, asked only of where the entries of {@code near} live (their partitions), so that
+     * what it costs grows with {@code near}, not with the cluster. Other entries that live there are matched too:
+     * the query names what it wants. A map that cannot narrow asks everywhere.
+     */
+    default <P> CompletionStage<List<P>> query(Query<V, P> query, Set<K> near) {
+        return query(query);
+    }
 
     /**
      * Completes at the next change of the key's entry (added, changed, removed, expired) or after {@code max},

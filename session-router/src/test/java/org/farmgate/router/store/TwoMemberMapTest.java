@@ -16,6 +16,7 @@ import com.hazelcast.spi.impl.SerializationServiceSupport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -183,10 +184,48 @@ class TwoMemberMapTest {
         assertEquals(List.of(2, 3000), lengths);
     }
 
+    /**
+     * A query narrowed to some keys is asked of their partitions alone, on whichever member owns each, sealed and
+     * projected as any query: an entry of another partition is not in its answer, whatever it matches.
+     */
+    @Test
+    void aNarrowedQueryIsAskedOnlyOfTheKeysPartitions() {
+        SharedMap<String, String> plain = new HazelcastSharedMap<>(first.getMap("farmgate.narrowed-plain"), blocking,
+                new MemberContext(first.getUserContext()));
+        SharedMap<String, String> sealed = new SealedMap<>("farmgate.narrowed",
+                new HazelcastSharedMap<>(first.<String, Object>getMap("farmgate.narrowed"), blocking,
+                        new MemberContext(first.getUserContext())),
+                new Seal(List.of(KEY)), new Fences(), SealedMap.Policy.DEFAULT, (map, reason) -> { });
+        String remote = ownedBy(second, "remote");
+        String local = ownedBy(first, "local");
+        String elsewhere = ownedBy(second, "elsewhere", second.getPartitionService().getPartition(remote)
+                .getPartitionId());
+        for (SharedMap<String, String> map : List.of(plain, sealed)) {
+            map.set(remote, "xxx").toCompletableFuture().join();
+            map.set(local, "yy").toCompletableFuture().join();
+            map.set(elsewhere, "z").toCompletableFuture().join();
+            assertEquals(List.of(2, 3), sorted(map.query(new Lengths(), Set.of(remote, local))));
+            assertEquals(List.of(3), sorted(map.query(new Lengths(), Set.of(remote))));
+            assertEquals(List.of(1, 2, 3), sorted(map.query(new Lengths())));
+            assertEquals(List.of(), sorted(map.query(new Lengths(), Set.of())));
+        }
+    }
+
+    private static List<Integer> sorted(java.util.concurrent.CompletionStage<List<Integer>> answer) {
+        List<Integer> values = new ArrayList<>(answer.toCompletableFuture().join());
+        values.sort(null);
+        return values;
+    }
+
     private static String ownedBy(HazelcastInstance owner, String prefix) {
+        return ownedBy(owner, prefix, -1);
+    }
+
+    private static String ownedBy(HazelcastInstance owner, String prefix, int notInPartition) {
         for (int i = 0; ; i++) {
             String key = prefix + "-" + i;
-            if (owner.getPartitionService().getPartition(key).getOwner().localMember()) {
+            com.hazelcast.partition.Partition partition = owner.getPartitionService().getPartition(key);
+            if (partition.getOwner().localMember() && partition.getPartitionId() != notInPartition) {
                 return key;
             }
         }
