@@ -37,10 +37,11 @@ import org.farmgate.model.NodeLoad;
  * </ul>
  *
  * <p>What a sample gives up: a router meets a node that joined since the last whole read only in the fresh read it
- * makes before answering "no capacity"; and its {@link Liveness} sees a node's beat only when it draws it, so a node
- * whose beat stopped is judged stale {@code staleAfter} after the router first drew it with its last beat, at most a
- * whole read's period later than with every summary every beat. A stuck node's reservation still succeeds (its
- * entry's owner is another member) and its open fails, as it did before within {@code staleAfter}.
+ * makes before answering "no capacity"; and its {@link Liveness} sees a node's beat only when it draws it, dating a
+ * beat it has not seen by the writer's own clock, counted from when it first saw the beat before: a node that stopped
+ * is known stale when drawn if its last beat is older than {@code staleAfter}, give or take how late this router
+ * first saw it. Within {@code staleAfter} of its stop a stuck node may be chosen, as with every summary: its
+ * reservation succeeds (its entry's owner is another member), its open fails, and the create goes elsewhere.
  */
 public final class HeartbeatRead {
 

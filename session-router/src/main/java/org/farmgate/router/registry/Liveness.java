@@ -14,6 +14,14 @@ import org.farmgate.model.NodeLoad;
  * refresh, taken as an opaque version: what counts is when <em>this</em> observer, on its own clock, last saw it
  * change, so no decision compares two hosts' clocks. A node seen for the first time is alive; one whose beat has not
  * changed for {@code staleAfter} is stale (a paused JVM, a full GC, a stuck host, or a member that left).
+ *
+ * <p>An observer that reads only some nodes each beat (a heartbeat's sample) may see a node again long after it last
+ * did, with a beat it has not seen: "it changed now" would believe a node that died meanwhile for {@code staleAfter}
+ * more. What it does know is when it first saw the earlier beat, which is no earlier than that beat was written, and
+ * how far apart the writer's own clock put the two beats: the new beat was written at the latest that much after the
+ * observer first saw the old one. That bound is taken as the change, never later than now; it compares one host's
+ * clock with itself only. Reading every node every beat, it is the previous beat's sighting plus a beat, which is
+ * about now. A writer whose clock stepped back (the new beat not after the old) is taken as changed now.
  */
 public final class Liveness {
 
@@ -45,8 +53,20 @@ public final class Liveness {
         for (NodeLoad node : nodes) {
             Beat beat = new Beat(node.address().memberId(), node.updatedAt());
             seen.compute(node.nodeId(), (id, before) -> before != null && before.beat().equals(beat) ? before
-                    : new Seen(beat, nowMillis));
+                    : new Seen(beat, changedAt(before, beat, nowMillis)));
         }
+    }
+
+    /** When {@code beat} was written, on this observer's clock, at the latest (the class's comment says why). */
+    private static long changedAt(Seen before, Beat beat, long nowMillis) {
+        if (before == null || !before.beat().memberId().equals(beat.memberId())) {
+            return nowMillis;
+        }
+        long writerMillis = Duration.between(before.beat().refreshedAt(), beat.refreshedAt()).toMillis();
+        if (writerMillis <= 0) {
+            return nowMillis;
+        }
+        return Math.min(nowMillis, before.changedAtMillis() + writerMillis);
     }
 
     /** Whether the node's beat changed within {@code staleAfter} of {@code nowMillis}; unknown nodes are not. */

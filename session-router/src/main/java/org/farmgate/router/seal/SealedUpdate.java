@@ -1,6 +1,7 @@
 package org.farmgate.router.seal;
 
 import java.io.Serializable;
+import java.util.concurrent.ThreadLocalRandom;
 import org.farmgate.router.store.MemberContext;
 import org.farmgate.router.store.Update;
 
@@ -30,14 +31,23 @@ record SealedUpdate<V extends Serializable, R>(String map, String key, Sealed si
     }
 
     /**
-     * What the sender signs: the update, the latest write it knows of, whether absence would be stale, and the map's
-     * policy (how the owner fences what it writes) in its compact form.
+     * What the sender signs: the update, the latest write it knows of, whether absence would be stale, the map's
+     * policy (how the owner fences what it writes) in its compact form, and a number drawn at random. Two nodes'
+     * clocks issue the same revision in the same millisecond, so two senders of the same update to the same key (a
+     * record taken by two nodes at once) would sign the same bytes, and the owner would refuse the second as a copy
+     * sent again; the draw tells them apart, and a copy is still the same bytes.
      */
-    record Order<V, R>(Update<V, R> update, long floor, boolean absenceIsStale, int policyFlags, long policyLifeMillis)
-            implements Serializable {
+    record Order<V, R>(Update<V, R> update, long floor, boolean absenceIsStale, int policyFlags, long policyLifeMillis,
+            long nonce) implements Serializable {
 
         Order(Update<V, R> update, long floor, boolean absenceIsStale, SealedMap.Policy policy) {
-            this(update, floor, absenceIsStale, policy.flags(), policy.lifeMillis());
+            this(update, floor, absenceIsStale, policy.flags(), policy.lifeMillis(),
+                    ThreadLocalRandom.current().nextLong());
+        }
+
+        /** An order as a node of an earlier version signs it: no policy (0 and 0) then, and no draw. */
+        Order(Update<V, R> update, long floor, boolean absenceIsStale, int policyFlags, long policyLifeMillis) {
+            this(update, floor, absenceIsStale, policyFlags, policyLifeMillis, 0);
         }
 
         SealedMap.Policy policy() {

@@ -274,6 +274,19 @@ class SealedMapTest {
         assertEquals("v2", join(map.get("k")));
     }
 
+    /** Two nodes' clocks issue the same revision in the same millisecond: the same update from each is applied. */
+    @Test
+    void theSameUpdateFromTwoSendersAtTheSameRevisionIsAppliedTwice() {
+        Seal seal = new Seal(List.of(KEY_A));
+        long revision = fences.clock().next(0);
+        for (int sender = 0; sender < 2; sender++) {
+            SealedUpdate<String, String> order = new SealedUpdate<>("farmgate.test", "k",
+                    seal.sign(SealedUpdate.updates("farmgate.test"), "k", revision, order()));
+            assertNull(((Revised<?>) join(raw.update("k", order))).refused(), "sender " + sender);
+        }
+        assertEquals("xx", join(map.get("k")));
+    }
+
     @Test
     void aSignedOrderIsAppliedOnceAndOnlyWhileFresh() {
         Seal seal = new Seal(List.of(KEY_A));
