@@ -186,7 +186,7 @@ final class SimNetwork {
 
     /** @param askedNow the members asked, each once */
     private <P> void dispatchQuery(int from, String contributor, int requestBytes,
-            java.util.function.Supplier<List<Integer>> askedNow, java.util.function.Function<int[], List<P>> atMembers,
+            Supplier<List<Integer>> askedNow, java.util.function.Function<int[], List<P>> atMembers,
             CompletableFuture<List<P>> answer) {
         List<Integer> asked = askedNow.get();
         for (int node : asked) {

@@ -82,8 +82,7 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
 
     @Override
     public <P> CompletionStage<List<P>> query(Query<V, P> query) {
-        return unavailableOnFailure(CompletableFuture.supplyAsync(() -> new ArrayList<>(map.project(
-                new Projector<>(query, member), new Filter<>(query, member))), blocking));
+        return project(query, new Filter<>(query, member));
     }
 
     /**
@@ -95,9 +94,13 @@ public final class HazelcastSharedMap<K, V> implements SharedMap<K, V> {
         if (near.isEmpty()) {
             return CompletableFuture.completedFuture(new ArrayList<>());
         }
-        Predicate<K, V> there = Predicates.multiPartitionPredicate(near, new Filter<>(query, member));
+        return project(query, Predicates.multiPartitionPredicate(near, new Filter<>(query, member)));
+    }
+
+    /** Hazelcast's projection blocks: it runs on the blocking pool, never on an event loop. */
+    private <P> CompletionStage<List<P>> project(Query<V, P> query, Predicate<K, V> where) {
         return unavailableOnFailure(CompletableFuture.supplyAsync(() -> new ArrayList<>(map.project(
-                new Projector<>(query, member), there)), blocking));
+                new Projector<>(query, member), where)), blocking));
     }
 
     @Override
