@@ -68,6 +68,11 @@ public final class TcpProxyProcess implements AutoCloseable {
         return port;
     }
 
+    /** HAProxy's process (taskset, when pinned, executes it in its place), for its CPU. */
+    public long pid() {
+        return process.pid();
+    }
+
     @Override
     public void close() throws InterruptedException {
         process.destroy();

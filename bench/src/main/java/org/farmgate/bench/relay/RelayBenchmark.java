@@ -136,27 +136,32 @@ public final class RelayBenchmark implements Callable<Integer> {
         try (NodeProcess node = startNode(jar, guacd.port()); TcpProxyProcess proxy = proxy(guacd.port())) {
             System.out.printf("%nThroughput: guacd floods %d-byte image frames for %d s per round%n", frameBytes,
                     seconds);
-            System.out.printf("%-6s %14s %14s %14s %8s %16s %16s%n", "round", "direct MB/s", "haproxy MB/s",
-                    "relay MB/s", "ratio", "node CPU ms/MB", "bench CPU ms/MB");
+            System.out.printf("%-6s %14s %14s %14s %8s %16s %18s %16s%n", "round", "direct MB/s", "haproxy MB/s",
+                    "relay MB/s", "ratio", "node CPU ms/MB", "haproxy CPU ms/MB", "bench CPU ms/MB");
             double[] direct = new double[rounds];
             double[] proxied = new double[rounds];
             double[] relay = new double[rounds];
+            double[] relayCpu = new double[rounds];
+            double[] proxyCpu = new double[rounds];
             measureDirect(guacd.port(), 1, null); // warm-up both paths, unreported
             measureRelay(node, 1, null);
             for (int r = 0; r < rounds; r++) {
                 direct[r] = measureDirect(guacd.port(), seconds, null).megabytesPerSecond();
-                proxied[r] = proxy == null ? Double.NaN
-                        : measureDirect(proxy.port(), seconds, null).megabytesPerSecond();
+                Window viaProxy = proxy == null ? null
+                        : measureMany(1, seconds, proxy.pid(), () -> openDirect(proxy.port(), false));
+                proxied[r] = viaProxy == null ? Double.NaN : viaProxy.megabytesPerSecond();
+                proxyCpu[r] = viaProxy == null ? Double.NaN : viaProxy.nodeCpuPerMegabyte();
                 Window window = measureRelay(node, seconds, null);
                 relay[r] = window.megabytesPerSecond();
-                System.out.printf(Locale.ROOT, "%-6d %14.1f %14.1f %14.1f %7.1f%% %16.2f %16.2f%n", r + 1, direct[r],
-                        proxied[r], relay[r], 100 * relay[r] / direct[r], window.nodeCpuPerMegabyte(),
+                relayCpu[r] = window.nodeCpuPerMegabyte();
+                System.out.printf(Locale.ROOT, "%-6d %14.1f %14.1f %14.1f %7.1f%% %16.2f %18.2f %16.2f%n", r + 1,
+                        direct[r], proxied[r], relay[r], 100 * relay[r] / direct[r], relayCpu[r], proxyCpu[r],
                         window.benchCpuPerMegabyte());
             }
             double d = Stats.median(direct);
             double m = Stats.median(relay);
-            System.out.printf(Locale.ROOT, "%-6s %14.1f %14.1f %14.1f %7.1f%%%n", "median", d, Stats.median(proxied),
-                    m, 100 * m / d);
+            System.out.printf(Locale.ROOT, "%-6s %14.1f %14.1f %14.1f %7.1f%% %16.2f %18.2f%n", "median", d,
+                    Stats.median(proxied), m, 100 * m / d, Stats.median(relayCpu), Stats.median(proxyCpu));
         } finally {
             guacd.close().await(10, TimeUnit.SECONDS);
         }

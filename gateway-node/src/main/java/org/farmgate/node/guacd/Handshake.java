@@ -1,5 +1,7 @@
 package org.farmgate.node.guacd;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -32,7 +34,7 @@ final class Handshake {
     }
 
     Future<GuacdConnection> run() {
-        socket.handler(this::onData);
+        ChunkReads.handler(socket, this::onData);
         socket.exceptionHandler(error -> fail(GuacamoleStatus.UPSTREAM_ERROR.code(),
                 "guacd connection failed while " + protocol.state().description + ": " + error.getMessage()));
         socket.closeHandler(ignored -> fail(GuacamoleStatus.UPSTREAM_ERROR.code(),
@@ -43,11 +45,11 @@ final class Handshake {
         return result.future();
     }
 
-    private void onData(Buffer chunk) {
+    private void onData(ByteBuf chunk) {
         if (result.future().isComplete()) {
             return;
         }
-        byte[] bytes = chunk.getBytes();
+        byte[] bytes = ByteBufUtil.getBytes(chunk);
         HandshakeProtocol.State state = protocol.feed(bytes, 0, bytes.length, wire -> {
             socket.write(wire);
             armTimer("guacd sent no 'ready' after 'connect'");
@@ -58,7 +60,7 @@ final class Handshake {
                 // Whatever follows 'ready' in this read belongs to the session: hand it over byte for byte.
                 Buffer rest = Buffer.buffer(bytes).getBuffer(protocol.restOffset(), bytes.length);
                 socket.pause();
-                socket.handler(null);
+                ChunkReads.handler(socket, null);
                 socket.exceptionHandler(null);
                 socket.closeHandler(null);
                 result.complete(new GuacdConnection(socket, protocol.connectionId(), protocol.version(), rest));
@@ -90,7 +92,7 @@ final class Handshake {
         protocol.fail(status, message);
         cancelTimer();
         result.fail(new GuacdException(protocol.failureStatus(), protocol.failure()));
-        socket.handler(null);
+        ChunkReads.handler(socket, null);
         socket.closeHandler(null);
         socket.exceptionHandler(null);
         socket.close();

@@ -1,11 +1,11 @@
 package org.farmgate.node.thumbnail;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.netty.buffer.ByteBufUtil;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetSocket;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,6 +17,7 @@ import org.farmgate.error.GatewayException;
 import org.farmgate.error.NotFoundException;
 import org.farmgate.error.UnavailableException;
 import org.farmgate.model.SessionInfo;
+import org.farmgate.node.guacd.ChunkReads;
 import org.farmgate.node.guacd.GuacdClient;
 import org.farmgate.node.guacd.GuacdConnection;
 import org.farmgate.node.guacd.HandshakeRequest;
@@ -144,11 +145,10 @@ public final class Thumbnails {
         Promise<DisplayPainter> done = Promise.promise();
         long timer = vertx.setTimer(JOIN_TIMEOUT.toMillis(), ignored -> done.tryFail(
                 "guacd sent no complete screen within " + JOIN_TIMEOUT.toSeconds() + " s"));
-        Handler<Buffer> feed = buffer -> {
+        Handler<byte[]> feed = bytes -> {
             if (done.future().isComplete()) {
                 return;
             }
-            byte[] bytes = buffer.getBytes();
             try {
                 parser.feedUntil(bytes, 0, bytes.length, instruction -> {
                     if (painter.feed(instruction)) {
@@ -161,10 +161,10 @@ public final class Thumbnails {
                 done.tryFail(e);
             }
         };
-        socket.handler(feed);
+        ChunkReads.handler(socket, chunk -> feed.handle(ByteBufUtil.getBytes(chunk)));
         socket.closeHandler(ignored -> done.tryFail("guacd closed the join before a complete screen"));
         socket.exceptionHandler(done::tryFail);
-        feed.handle(connection.firstBytes());
+        feed.handle(connection.firstBytes().getBytes());
         socket.resume();
         return done.future().onComplete(ignored -> {
             vertx.cancelTimer(timer);

@@ -1,11 +1,12 @@
 package org.farmgate.node.tunnel;
 
+import io.netty.buffer.ByteBuf;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
+import org.farmgate.node.guacd.ChunkReads;
 import org.farmgate.node.session.RecordingTap;
 import org.farmgate.node.session.SessionLink;
 import org.farmgate.node.session.TunnelEnd;
@@ -47,7 +48,7 @@ final class Anchor implements SessionLink {
     }
 
     void start() {
-        guacd.handler(this::take);
+        ChunkReads.handler(guacd, this::take);
         guacd.closeHandler(ignored -> end(TunnelEnd.Cause.GUACD_CLOSED, 0, "guacd closed the connection while no "
                 + "client was attached"));
         guacd.exceptionHandler(error -> end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(),
@@ -68,7 +69,7 @@ final class Anchor implements SessionLink {
     }
 
     /** guacd's data, from where the tunnel it took over from stopped reading. */
-    void take(Buffer chunk) {
+    void take(ByteBuf chunk) {
         if (ended) {
             return;
         }
@@ -118,6 +119,7 @@ final class Anchor implements SessionLink {
         }
         Closing.clearHandlers(guacd);
         Closing.leave(guacd);
+        fromGuacd.release();
         listener.accept(new TunnelEnd(cause, status, message, 0, 0, fromGuacd.instructions(), 0));
     }
 }

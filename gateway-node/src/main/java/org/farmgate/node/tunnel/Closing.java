@@ -3,6 +3,7 @@ package org.farmgate.node.tunnel;
 import io.vertx.core.http.WebSocketBase;
 import io.vertx.core.net.NetSocket;
 import java.util.List;
+import org.farmgate.node.guacd.ChunkReads;
 import org.farmgate.protocol.GuacamoleStatus;
 import org.farmgate.protocol.Instruction;
 
@@ -48,7 +49,7 @@ final class Closing {
 
     /** As for a WebSocket, for guacd's connection: an ended tunnel or anchor hears nothing more from it. */
     static void clearHandlers(NetSocket guacd) {
-        guacd.handler(null);
+        ChunkReads.handler(guacd, null);
         guacd.drainHandler(null);
         guacd.closeHandler(null);
         guacd.exceptionHandler(null);

@@ -1,5 +1,6 @@
 package org.farmgate.node.tunnel;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
@@ -10,6 +11,7 @@ import io.vertx.core.net.NetSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Consumer;
+import org.farmgate.node.guacd.ChunkReads;
 import org.farmgate.node.guacd.GuacdConnection;
 import org.farmgate.node.metrics.NodeMetrics;
 import org.farmgate.node.session.GuacdHold;
@@ -34,7 +36,8 @@ import org.farmgate.protocol.WireLimits;
  * a timeout status: memory is bounded by the pause, the session's lifetime by the limit. Towards the client every
  * text message holds whole instructions only (guacamole-common-js drops a partial one); towards guacd only whole
  * instructions are forwarded, after the tunnel's own internal instructions (empty opcode) were taken out: a
- * {@code ping} is echoed, the rest dropped.
+ * {@code ping} is echoed, the rest dropped. guacd's bytes reach the client as the memory they were read into, copied
+ * once to be checked ({@link InstructionCutter#withSlices}).
  *
  * <p>guacd's {@code error} is forwarded, then the WebSocket is closed with the error's status as the close reason,
  * which is where guacamole-common-js looks for it. Whatever ends first, the listener hears about it exactly once. As
@@ -76,7 +79,7 @@ public final class Tunnel implements SessionLink {
     private long countedFromGuacd;
     private long countedFromClient;
 
-    private final InstructionCutter fromGuacd = new InstructionCutter(WireLimits.FROM_GUACD);
+    private final InstructionCutter fromGuacd = InstructionCutter.withSlices(WireLimits.FROM_GUACD);
     private final InstructionCutter fromClient = new InstructionCutter(WireLimits.GUACD_INBOUND);
 
     private Instruction guacdError;
@@ -137,7 +140,7 @@ public final class Tunnel implements SessionLink {
     public void start() {
         // Like Apache Guacamole's own tunnel: the first message names the tunnel.
         client.writeTextMessage(Instruction.of("", tunnelId).encode()).onComplete(clientWritten);
-        guacd.handler(this::onGuacdData);
+        ChunkReads.handler(guacd, this::onGuacdData);
         guacd.closeHandler(ignored -> onGuacdClosed());
         guacd.exceptionHandler(error -> end(TunnelEnd.Cause.GUACD_ERROR, GuacamoleStatus.UPSTREAM_ERROR.code(),
                 "guacd connection failed: " + error.getMessage(), true));
@@ -145,7 +148,7 @@ public final class Tunnel implements SessionLink {
         client.closeHandler(ignored -> onClientClosed());
         client.exceptionHandler(this::onClientFailure);
         if (connection.firstBytes().length() > 0) {
-            onGuacdData(connection.firstBytes());
+            onGuacdData(Bytes.byteBuf(connection.firstBytes()));
         }
         if (!ended) {
             guacd.resume();
@@ -195,7 +198,7 @@ public final class Tunnel implements SessionLink {
         context.runOnContext(ignored -> end(TunnelEnd.Cause.TERMINATED, status.code(), message, true));
     }
 
-    private void onGuacdData(Buffer chunk) {
+    private void onGuacdData(ByteBuf chunk) {
         if (ended) {
             return;
         }
@@ -217,7 +220,7 @@ public final class Tunnel implements SessionLink {
             return;
         }
         if (messageStart >= 0 && messageEnd > messageStart) {
-            sendToClient(fromGuacd.array(), messageStart, messageEnd);
+            sendToClient(messageStart, messageEnd);
         }
         if (guacdError != null) {
             endWithGuacdError();
@@ -255,7 +258,7 @@ public final class Tunnel implements SessionLink {
         if (messageStart < 0) {
             messageStart = start;
         } else if (end - messageStart > MAX_MESSAGE_BYTES) {
-            sendToClient(bytes, messageStart, start);
+            sendToClient(messageStart, start);
             messageStart = start;
         }
         messageEnd = end;
@@ -264,9 +267,10 @@ public final class Tunnel implements SessionLink {
         }
     }
 
-    private void sendToClient(byte[] bytes, int start, int end) {
-        recording.display(bytes, start, end);
-        client.writeFrame(Bytes.textFrame(bytes, start, end - start)).onComplete(clientWritten);
+    /** Sends {@code [start, end)} of the cutter's array, as the memory it was read into. */
+    private void sendToClient(int start, int end) {
+        recording.display(fromGuacd.array(), start, end);
+        Bytes.writeText(client, fromGuacd.slice(start, end)).onComplete(clientWritten);
         bytesToClient += end - start;
         long instructions = fromGuacd.instructions();
         metrics.relayed(NodeMetrics.Direction.TO_CLIENT, end - start, instructions - countedFromGuacd);
@@ -408,6 +412,7 @@ public final class Tunnel implements SessionLink {
         guacdStall.released();
         Closing.clearHandlers(client);
         Closing.clearHandlers(guacd);
+        fromClient.release();
         if (status != 0 && sendErrorInstruction) {
             Closing.withError(client, status, message);
         } else {
@@ -421,6 +426,7 @@ public final class Tunnel implements SessionLink {
                 fromGuacd.instructions(), fromClient.instructions());
         if (cause != TunnelEnd.Cause.CLIENT_LEFT) {
             Closing.leave(guacd);
+            fromGuacd.release();
             listener.ended(result, null);
             return;
         }
@@ -432,6 +438,7 @@ public final class Tunnel implements SessionLink {
             offer.closed = true;
             if (offer.anchor == null) {
                 Closing.leave(guacd);
+                fromGuacd.release(); // an anchor keeps the framing, and releases it when it ends
             }
         }
     }
