@@ -101,12 +101,8 @@ class TwoMemberMapTest {
     @Test
     @Order(Integer.MAX_VALUE)
     void theBackupHoldsWhatTheOwnerDecidedAndASealedMapWorksAcrossMembers() {
-        SharedMap<String, String> plain = new HazelcastSharedMap<>(first.getMap("farmgate.plain"), blocking,
-                new MemberContext(first.getUserContext()));
-        SharedMap<String, String> sealed = new SealedMap<>("farmgate.sealed",
-                new HazelcastSharedMap<>(first.<String, Object>getMap("farmgate.sealed"), blocking,
-                        new MemberContext(first.getUserContext())),
-                new Seal(List.of(KEY)), new Fences(), SealedMap.Policy.DEFAULT, (map, reason) -> { });
+        SharedMap<String, String> plain = plain("farmgate.plain");
+        SharedMap<String, String> sealed = sealed("farmgate.sealed", SealedMap.Policy.DEFAULT);
         String plainKey = ownedBy(second, "plain");
         String sealedKey = ownedBy(second, "sealed");
         String plainStamp = plain.update(plainKey, new Stamp()).toCompletableFuture().join();
@@ -133,9 +129,19 @@ class TwoMemberMapTest {
 
     /** A node that never heard of any write (its own fences empty) writing to a map whose owner decides. */
     private static SharedMap<String, String> ownerDecides(String name) {
+        return sealed(name, SealedMap.Policy.DECIDED_BY_OWNER);
+    }
+
+    /** The first member's map, sealed, with fences of its own that have heard of no write. */
+    private static SharedMap<String, String> sealed(String name, SealedMap.Policy policy) {
         return new SealedMap<>(name, new HazelcastSharedMap<>(first.<String, Object>getMap(name), blocking,
-                new MemberContext(first.getUserContext())), new Seal(List.of(KEY)), new Fences(),
-                SealedMap.Policy.DECIDED_BY_OWNER, (map, reason) -> { });
+                new MemberContext(first.getUserContext())), new Seal(List.of(KEY)), new Fences(), policy,
+                (map, reason) -> { });
+    }
+
+    /** The first member's map as it is. */
+    private static SharedMap<String, String> plain(String name) {
+        return new HazelcastSharedMap<>(first.getMap(name), blocking, new MemberContext(first.getUserContext()));
     }
 
     @Test
@@ -171,10 +177,7 @@ class TwoMemberMapTest {
     /** The owner seals each answer's projection with the seal it lends: Hazelcast gives the projection its context. */
     @Test
     void aSealedQueryIsProjectedOnTheMemberThatOwnsTheEntries() {
-        SharedMap<String, String> sealed = new SealedMap<>("farmgate.projected",
-                new HazelcastSharedMap<>(first.<String, Object>getMap("farmgate.projected"), blocking,
-                        new MemberContext(first.getUserContext())),
-                new Seal(List.of(KEY)), new Fences(), SealedMap.Policy.DEFAULT, (map, reason) -> { });
+        SharedMap<String, String> sealed = sealed("farmgate.projected", SealedMap.Policy.DEFAULT);
         String remote = ownedBy(second, "remote");
         String local = ownedBy(first, "local");
         sealed.set(remote, "x".repeat(3000)).toCompletableFuture().join();
@@ -190,12 +193,8 @@ class TwoMemberMapTest {
      */
     @Test
     void aNarrowedQueryIsAskedOnlyOfTheKeysPartitions() {
-        SharedMap<String, String> plain = new HazelcastSharedMap<>(first.getMap("farmgate.narrowed-plain"), blocking,
-                new MemberContext(first.getUserContext()));
-        SharedMap<String, String> sealed = new SealedMap<>("farmgate.narrowed",
-                new HazelcastSharedMap<>(first.<String, Object>getMap("farmgate.narrowed"), blocking,
-                        new MemberContext(first.getUserContext())),
-                new Seal(List.of(KEY)), new Fences(), SealedMap.Policy.DEFAULT, (map, reason) -> { });
+        SharedMap<String, String> plain = plain("farmgate.narrowed-plain");
+        SharedMap<String, String> sealed = sealed("farmgate.narrowed", SealedMap.Policy.DEFAULT);
         String remote = ownedBy(second, "remote");
         String local = ownedBy(first, "local");
         String elsewhere = ownedBy(second, "elsewhere", second.getPartitionService().getPartition(remote)
