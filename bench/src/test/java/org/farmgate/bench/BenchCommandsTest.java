@@ -262,6 +262,13 @@ class BenchCommandsTest {
                 .run().isEmpty());
     }
 
+    @Test
+    void sealBenchmark() throws Exception {
+        assertFalse(new Runner(new OptionsBuilder().include("SealBenchmark").param("record", "node-20").forks(0)
+                .warmupIterations(0).measurementIterations(1).measurementTime(TimeValue.milliseconds(100)).build())
+                .run().isEmpty());
+    }
+
     /** Both tools that run until Ctrl-C, as a user starts them: a guacd, and a fault proxy in front of it. */
     @Test
     void syntheticGuacdBehindTheFaultProxy() throws Exception {

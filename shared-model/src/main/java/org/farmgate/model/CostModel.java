@@ -16,9 +16,7 @@ import java.util.function.Predicate;
  * twenty share them; hence the once-per-protocol term. {@link #FIELD_FREERDP3} carries the field's 158 MB per RDP
  * session (FreeRDP 3 with the graphics pipeline, summed RSS), for hosts that run that stack.
  */
-public final class CostModel implements Serializable {
-
-    private static final long serialVersionUID = 1L;
+public record CostModel(Map<Protocol, Cost> costs) implements Serializable {
 
     /**
      * What a session costs, in MiB: a fixed part and a part that grows with the display, and what guacd takes once
@@ -51,9 +49,8 @@ public final class CostModel implements Serializable {
 
     public static final CostModel FIELD_FREERDP3 = MEASURED_GUACD_1_6.with(Protocol.RDP, new Cost(158, 0));
 
-    private final EnumMap<Protocol, Cost> costs;
-
-    public CostModel(Map<Protocol, Cost> costs) {
+    /** A record, so that the cluster's compact form carries it (a node's entry holds it); kept in an EnumMap. */
+    public CostModel {
         EnumMap<Protocol, Cost> copy = new EnumMap<>(Protocol.class);
         copy.putAll(costs);
         for (Protocol protocol : Protocol.values()) {
@@ -61,7 +58,7 @@ public final class CostModel implements Serializable {
                 throw new IllegalArgumentException("cost model has no cost for " + protocol.wireName());
             }
         }
-        this.costs = copy;
+        costs = copy;
     }
 
     public CostModel with(Protocol protocol, Cost cost) {
@@ -92,18 +89,9 @@ public final class CostModel implements Serializable {
         return total;
     }
 
+    @Override
     public Map<Protocol, Cost> costs() {
         return Map.copyOf(costs);
-    }
-
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof CostModel model && model.costs.equals(costs);
-    }
-
-    @Override
-    public int hashCode() {
-        return costs.hashCode();
     }
 
     @Override

@@ -9,10 +9,11 @@ import java.util.HashMap;
 import java.util.Map;
 import org.farmgate.model.NodeLoad;
 import org.farmgate.router.registry.NodeRegistry;
+import org.farmgate.router.store.CompactForm;
 
 /**
- * What a message would weigh on the wire: the Java serialized size of the real record it carries, as a stand-in for
- * the cluster's own encoding (the same fields; a compact binary form would be smaller, which is issue 26's lever).
+ * What a message would weigh on the wire: the size of the real record it carries in the form the cluster writes it
+ * ({@link CompactForm}, Java serialization for what that form cannot carry).
  * A registry entry's size grows with its reservation list, so it is modelled from two real entries (none and 100
  * reservations) instead of serializing every entry of every query; requests are sized once per class.
  */
@@ -71,6 +72,10 @@ final class Sizes {
     }
 
     static int serialized(Object value) {
+        byte[] compact = CompactForm.write(value);
+        if (compact != null) {
+            return compact.length;
+        }
         int[] count = new int[1];
         try (ObjectOutputStream out = new ObjectOutputStream(new OutputStream() {
             @Override

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.farmgate.router.store.CompactForm;
 import org.farmgate.router.store.MemberContext;
 import org.farmgate.router.store.Voucher;
 import javax.crypto.Mac;
@@ -25,8 +26,10 @@ import javax.crypto.spec.SecretKeySpec;
  * the value's bytes, so that a record moved under another key or into another map, or given another revision, does
  * not open. The first key seals; every key opens, which lets the cluster key rotate without a cluster stop.
  *
- * <p>The bytes sealed are the value's Java serialization, kept as they are: no canonical form is needed, and they
- * are only deserialised after the proof checked, through a filter that admits the project's and the JDK's classes.
+ * <p>The bytes sealed are the value's {@link CompactForm} (its Java serialization where that form cannot carry it),
+ * kept as they are: no canonical form is needed, and they are only read after the proof checked, the compact form
+ * making nothing but the project's records and enums and plain JDK values, Java's through a filter that admits the
+ * project's and the JDK's classes.
  * Values that opened are remembered by their proof, so a record read often (a token, the address book through the
  * near cache) is checked and deserialised once.
  *
@@ -228,7 +231,12 @@ public final class Seal {
         return mac.doFinal(payload);
     }
 
+    /** The compact form where it can carry the value; Java serialization for what it cannot (rare values). */
     private static byte[] serialize(Serializable value) {
+        byte[] compact = CompactForm.write(value);
+        if (compact != null) {
+            return compact;
+        }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(value);
@@ -239,6 +247,13 @@ public final class Seal {
     }
 
     private static Object deserialize(byte[] payload) {
+        if (CompactForm.isCompact(payload)) {
+            try {
+                return CompactForm.read(payload);
+            } catch (CompactForm.Malformed e) {
+                return null;
+            }
+        }
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(payload))) {
             in.setObjectInputFilter(CLASSES);
             return in.readObject();

@@ -6,6 +6,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.StreamSerializer;
 import java.io.IOException;
 import java.util.List;
+import org.farmgate.router.store.CompactForm;
 
 /**
  * Sealed records and signed updates in Hazelcast's stream form: two strings and two byte arrays, instead of Java
@@ -75,8 +76,14 @@ public final class SealSerializers {
         }
     }
 
-    /** An owner's answer, on every update: the answer inside is written as Hazelcast writes any object. */
+    /**
+     * An owner's answer, on every update: the answer inside in the {@link CompactForm} (a reservation's answer carries
+     * the node's whole entry), or as Hazelcast writes any object where that form cannot carry it.
+     */
     static final class RevisedSerializer implements StreamSerializer<Revised<?>> {
+
+        private static final byte COMPACT = 1;
+        private static final byte OBJECT = 0;
 
         @Override
         public int getTypeId() {
@@ -85,7 +92,14 @@ public final class SealSerializers {
 
         @Override
         public void write(ObjectDataOutput out, Revised<?> revised) throws IOException {
-            out.writeObject(revised.result());
+            byte[] compact = CompactForm.write(revised.result());
+            if (compact != null) {
+                out.writeByte(COMPACT);
+                bytes(out, compact);
+            } else {
+                out.writeByte(OBJECT);
+                out.writeObject(revised.result());
+            }
             out.writeLong(revised.revision());
             out.writeBoolean(revised.present());
             out.writeBoolean(revised.fenced());
@@ -94,7 +108,26 @@ public final class SealSerializers {
 
         @Override
         public Revised<?> read(ObjectDataInput in) throws IOException {
-            return new Revised<>(in.readObject(), in.readLong(), in.readBoolean(), in.readBoolean(), in.readString());
+            return new Revised<>(result(in), in.readLong(), in.readBoolean(), in.readBoolean(), in.readString());
+        }
+
+        private static Object result(ObjectDataInput in) throws IOException {
+            byte form = in.readByte();
+            if (form == OBJECT) {
+                return in.readObject();
+            }
+            if (form != COMPACT) {
+                throw new IOException("an owner's answer in form " + form);
+            }
+            byte[] compact = bytes(in, LONGEST_PAYLOAD);
+            if (compact == null) {
+                throw new IOException("an owner's answer in the compact form without its bytes");
+            }
+            try {
+                return CompactForm.read(compact);
+            } catch (CompactForm.Malformed e) {
+                throw new IOException("an owner's answer that does not read: " + e.getMessage(), e);
+            }
         }
     }
 
