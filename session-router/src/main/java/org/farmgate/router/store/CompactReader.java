@@ -178,7 +178,6 @@ final class CompactReader {
         return places;
     }
 
-
     /** A component's value in the kind its declared type asks, where a collection's plain kind is not one. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static Object fit(Object value, Class<?> type, Type generic) {
