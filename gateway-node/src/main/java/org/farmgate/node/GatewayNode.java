@@ -162,7 +162,7 @@ public final class GatewayNode {
         NodeRegistry registry = new NodeRegistry(runtime.nodes());
         SessionRouter sessionRouter = new SessionRouter(registry, clock, config.cluster().heartbeat(),
                 config.cluster().staleAfter(), config.capacity().placementChoices(),
-                SessionRouter.threadLocalRandom());
+                SessionRouter.threadLocalRandom(), config.nodeId());
         SessionQuota quota = new SessionQuota(runtime.userSessions());
         SessionDirectory directory = new SessionDirectory(runtime.sessions());
         SessionDrives drives = new SessionDrives(vertx, config.drives());

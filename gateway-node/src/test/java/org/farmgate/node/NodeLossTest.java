@@ -23,10 +23,10 @@ class NodeLossTest {
     void aDeadNodesSessionsTurnLostAndTheSurvivorsCarryOn() throws Exception {
         try (TestCluster cluster = TestCluster.start(3, n -> Map.of("GW_MEMORY_BUDGET_MB", "1000",
                 "GW_COST_SSH_MB", "10"))) {
-            // equal budgets: placement spreads sessions by free memory, then by fewest sessions
+            // equal budgets, the creates spread over the nodes as a balancer would: each node takes those it received
             List<SessionInfo> sessions = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
-                sessions.add(cluster.node(1).sshSession());
+                sessions.add(cluster.node(1 + i % 3).sshSession());
             }
             SessionInfo onTwo = sessions.stream().filter(s -> s.nodeId().equals("node-2")).findFirst().orElseThrow();
             SessionInfo onOne = sessions.stream().filter(s -> s.nodeId().equals("node-1")).findFirst().orElseThrow();

@@ -31,7 +31,9 @@ import org.farmgate.router.store.SharedStateUnavailableException;
  * <h2>Design</h2>
  * Any node may place any session. Placement reads a snapshot of every node's summary from the {@link NodeRegistry}
  * and ranks the nodes with the pure {@link PlacementPolicy}, all of them, or the best of a few drawn at random
- * (power of d choices: routers with the same stale snapshot then do not all pick the same node). The snapshot is
+ * (power of d choices: routers with the same stale snapshot then do not all pick the same node), the node the router
+ * runs on preferred while it is nearly the best, so that a session is opened (and usually ended) where its create
+ * arrived, without a hop to another node ({@link PlacementPolicy}). The snapshot is
  * only advice: the decision is made by the reservation, an atomic update on the chosen node's registry entry,
  * executed by the cluster member that owns that entry. The update re-checks, against the entry as it is at that instant, that the session still fits (the
  * node's own cost model, its budget minus everything reserved, the host's available memory minus the margin and
@@ -102,6 +104,7 @@ public final class SessionRouter {
     private final Liveness liveness;
     private final int choices;
     private final RandomGenerator random;
+    private final String preferred;
     private final Object viewLock = new Object();
     private final LongAdder placements = new LongAdder();
     private CompletableFuture<View> view;
@@ -118,6 +121,15 @@ public final class SessionRouter {
      */
     public SessionRouter(NodeRegistry registry, Clock clock, Duration viewMaxAge, Duration staleAfter, int choices,
             RandomGenerator random) {
+        this(registry, clock, viewMaxAge, staleAfter, choices, random, null);
+    }
+
+    /**
+     * @param preferred the node this router runs on, which it places a session on while that node is nearly the best
+     *     (at most four sessions behind it: {@link PlacementPolicy}), or null to prefer none
+     */
+    public SessionRouter(NodeRegistry registry, Clock clock, Duration viewMaxAge, Duration staleAfter, int choices,
+            RandomGenerator random, String preferred) {
         if (choices < 0) {
             throw new IllegalArgumentException("choices cannot be negative: " + choices);
         }
@@ -127,6 +139,7 @@ public final class SessionRouter {
         this.liveness = new Liveness(staleAfter);
         this.choices = choices;
         this.random = random;
+        this.preferred = preferred;
     }
 
     /**
@@ -226,8 +239,9 @@ public final class SessionRouter {
                 && liveness.isFresh(node.nodeId(), now);
         List<NodeLoad> nodes = view.nodes();
         Iterator<PlacementPolicy.Candidate> candidates = choices > 0
-                ? PlacementPolicy.sample(nodes, eligible, protocol, display, choices, random)
-                : PlacementPolicy.rank(eligibleOf(nodes, eligible), protocol, display).iterator();
+                ? PlacementPolicy.sample(nodes, eligible, protocol, display, choices, random,
+                        preferred == null ? null : view.byId().get(preferred))
+                : PlacementPolicy.rank(eligibleOf(nodes, eligible), protocol, display, preferred).iterator();
         return attempt(sessionId, protocol, display, candidates).thenCompose(placement -> {
             if (placement != null) {
                 return CompletableFuture.completedFuture(placement);

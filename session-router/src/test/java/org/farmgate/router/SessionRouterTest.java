@@ -42,6 +42,32 @@ class SessionRouterTest {
     }
 
     /**
+     * A router prefers the node it runs on while that node is within four sessions of the best: the first five
+     * sessions of three empty nodes stay on it (ties would go to "a" otherwise), the next goes to another; filled
+     * concurrently, every node still ends exactly full.
+     */
+    @Test
+    void aRouterPrefersItsOwnNodeWhileItIsNearlyTheBestAndStillFillsEveryNode() throws Exception {
+        for (String id : List.of("a", "b", "c")) {
+            registry.publish(Loads.node(id, 1000, 64_000), Set.of()).toCompletableFuture().join();
+        }
+        SessionRouter onC = new SessionRouter(registry, Clock.systemUTC(), java.time.Duration.ZERO,
+                java.time.Duration.ofMinutes(1), 0, SessionRouter.threadLocalRandom(), "c");
+        List<String> placedOn = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            placedOn.add(onC.place("first-" + i, Protocol.SSH, DisplaySize.DEFAULT, Set.of()).toCompletableFuture()
+                    .join().nodeId());
+        }
+        assertEquals(List.of("c", "c", "c", "c", "c", "a"), placedOn,
+                "10 MB each: c takes five, then it would be more than four behind");
+        for (int i = 0; i < placedOn.size(); i++) {
+            registry.release(placedOn.get(i), "first-" + i).toCompletableFuture().join();
+        }
+        fillsEveryNodeExactly(new SessionRouter(registry, Clock.systemUTC(), java.time.Duration.ZERO,
+                java.time.Duration.ofMinutes(1), 2, SessionRouter.threadLocalRandom(), "c"));
+    }
+
+    /**
      * A heartbeat's sample as the snapshot (past 17 nodes, with two choices): placement draws from the nodes it has,
      * and reads every node before it would refuse.
      */

@@ -110,9 +110,9 @@ public final class ClusterBenchmark implements Callable<Integer> {
         if (phases.contains("create")) {
             System.out.printf("%nSession creation: %d concurrent clients, each keeping its session up to %d ms, then"
                     + " deleting it and creating the next; %d s%n", clients, thinkMs, seconds);
-            System.out.printf("%-34s %10s %9s %9s %9s %9s %16s %16s %14s %16s%n", "setup", "creates/s", "p50 ms",
+            System.out.printf("%-34s %10s %9s %9s %9s %9s %16s %16s %14s %16s %8s%n", "setup", "creates/s", "p50 ms",
                     "p95 ms", "p99 ms", "errors", "CPU ms / session", "db CPU ms / s.", "idle CPU ms/s",
-                    "net ms / s.");
+                    "net ms / s.", "local %");
             for (String kept : records) {
                 Map<String, String> alone = new HashMap<>(withRecords(env, kept));
                 alone.put("GW_CLUSTER_ENABLED", "false");
@@ -255,7 +255,8 @@ public final class ClusterBenchmark implements Callable<Integer> {
      * measuring window and divided by the sessions created in it; so is a PostgreSQL's on this machine (its
      * {@code postgres} processes), whoever else uses it meanwhile. The nodes' CPU is read again over a window with
      * nothing to do once the clients are done; the net figure is a session's cost without that standing cost, which
-     * the gross one spreads over the sessions of the window.
+     * the gross one spreads over the sessions of the window. Each client sends its creates and deletes to one node;
+     * {@code local %} is the share of its sessions placed on that node, opened and ended there without a hop.
      */
     private static void creates(String label, LocalCluster cluster, int clients, int warmupSeconds, int seconds,
             long thinkMillis, int idleSeconds) throws Exception {
@@ -268,9 +269,11 @@ public final class ClusterBenchmark implements Callable<Integer> {
         long end = warmUpEnd + TimeUnit.SECONDS.toNanos(seconds);
         List<Future<List<Long>>> results = new ArrayList<>();
         AtomicInteger errors = new AtomicInteger();
+        AtomicInteger local = new AtomicInteger(); // measured creates placed on the node they were sent to
         Map<String, Integer> failures = new java.util.concurrent.ConcurrentSkipListMap<>();
         for (int c = 0; c < clients; c++) {
             String base = urls.get(c % urls.size());
+            String baseNode = cluster.nodeIds().get(c % urls.size());
             results.add(pool.submit(() -> {
                 List<Long> samples = new ArrayList<>();
                 while (System.nanoTime() < end) {
@@ -287,10 +290,14 @@ public final class ClusterBenchmark implements Callable<Integer> {
                                 1, Integer::sum);
                         continue;
                     }
+                    JsonNode session = Json.mapper().readTree(created.body());
                     if (start > warmUpEnd) {
                         samples.add(elapsed);
+                        if (session.get("node_id").asText().equals(baseNode)) {
+                            local.incrementAndGet();
+                        }
                     }
-                    String id = Json.mapper().readTree(created.body()).get("session_id").asText();
+                    String id = session.get("session_id").asText();
                     Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(thinkMillis + 1));
                     http.send(HttpRequest.newBuilder(URI.create(base + "/api/sessions/" + id))
                             .header("Authorization", "Bearer " + LocalCluster.TOKEN).DELETE().build(),
@@ -321,12 +328,14 @@ public final class ClusterBenchmark implements Callable<Integer> {
             idlePerSecond = (cpu(cluster) - idleAtStart) / (double) idleSeconds;
         }
         long[] samples = all.stream().mapToLong(Long::longValue).toArray();
-        System.out.printf(Locale.ROOT, "%-34s %10.0f %9.1f %9.1f %9.1f %9d %16.1f %16.1f %14.1f %16.1f%n", label,
+        System.out.printf(Locale.ROOT, "%-34s %10.0f %9.1f %9.1f %9.1f %9d %16.1f %16.1f %14.1f %16.1f %8.0f%n",
+                label,
                 samples.length / (double) seconds, Stats.percentile(samples, 50) / 1e6,
                 Stats.percentile(samples, 95) / 1e6, Stats.percentile(samples, 99) / 1e6, errors.get(),
                 samples.length == 0 ? 0.0 : cpuUsed / (double) samples.length,
                 samples.length == 0 ? 0.0 : databaseUsed / (double) samples.length, idlePerSecond,
-                samples.length == 0 ? 0.0 : (cpuUsed - idlePerSecond * seconds) / samples.length);
+                samples.length == 0 ? 0.0 : (cpuUsed - idlePerSecond * seconds) / samples.length,
+                samples.length == 0 ? 0.0 : 100.0 * local.get() / samples.length);
         // What went wrong is part of the result: a count alone hides a 503 from a 500.
         failures.forEach((failure, count) -> System.out.printf(Locale.ROOT, "  %d x %s%n", count, failure));
     }

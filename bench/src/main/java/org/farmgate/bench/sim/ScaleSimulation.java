@@ -52,17 +52,21 @@ public final class ScaleSimulation implements Callable<Integer> {
      * the router reading the registry for itself, every heartbeat fenced, tickets in a cluster map, each node reading
      * its own records for the orphan scan, every reservation's and place's fence told to every node); the others are
      * today's code with {@code GW_PLACEMENT_CHOICES} at 0 and 2, {@code two-choices} with every heartbeat reading
-     * every summary as the code did before {@code HeartbeatRead}, {@code sampled} as it does now.
+     * every summary as the code did before {@code HeartbeatRead}, {@code sampled} as it does now; these four place
+     * as the code did before a router preferred its own node, {@code rank-all-local} and {@code sampled-local} as it
+     * does now.
      */
     record Design(String name, int choices, boolean offerView, boolean fenceEveryBeat, boolean ticketsInMap,
-            boolean censusPerNode, boolean fencesAtOwner, boolean sampledRead) {
+            boolean censusPerNode, boolean fencesAtOwner, boolean sampledRead, boolean preferLocal) {
     }
 
     private static final List<Design> ALL_DESIGNS = List.of(
-            new Design("before", 0, false, true, true, true, false, false),
-            new Design("rank-all", 0, true, false, false, false, true, false),
-            new Design("two-choices", 2, true, false, false, false, true, false),
-            new Design("sampled", 2, true, false, false, false, true, true));
+            new Design("before", 0, false, true, true, true, false, false, false),
+            new Design("rank-all", 0, true, false, false, false, true, false, false),
+            new Design("two-choices", 2, true, false, false, false, true, false, false),
+            new Design("sampled", 2, true, false, false, false, true, true, false),
+            new Design("rank-all-local", 0, true, false, false, false, true, false, true),
+            new Design("sampled-local", 2, true, false, false, false, true, true, true));
     private static final List<String> DESIGNS = ALL_DESIGNS.stream().map(Design::name).toList();
 
     @Spec
@@ -72,7 +76,8 @@ public final class ScaleSimulation implements Callable<Integer> {
     @Option(names = "--designs", split = ",", defaultValue = "before,rank-all,two-choices,sampled",
             description = "before (the code before issue 26), rank-all (every node ranked), two-choices (best of 2 "
                     + "drawn at random, every heartbeat reading every summary), sampled (two-choices, heartbeats "
-                    + "reading a sample)")
+                    + "reading a sample), rank-all-local and sampled-local (rank-all and sampled, each router "
+                    + "preferring its own node, as the nodes do now)")
     private List<String> designs;
     @Option(names = "--fill", defaultValue = "0.9", description = "the cluster's average fill (0.1..1.2)")
     private double fill;
@@ -123,9 +128,9 @@ public final class ScaleSimulation implements Callable<Integer> {
         for (int size : sizes) {
             check("--nodes", size, 2, 2000);
         }
-        System.out.printf("%-6s %-12s %8s %6s %6s %6s %6s %5s %9s %9s %8s %8s %7s %7s  %s%n", "nodes", "design",
-                "created", "503%", "mean%", "max%", "p99dev", "over", "msg/n/s", "KB/n/s", "busiest", "createP95",
-                "deadPl", "conv_s", "top contributors (messages/node/s)");
+        System.out.printf("%-6s %-14s %8s %6s %6s %6s %6s %6s %5s %9s %9s %8s %8s %7s %7s  %s%n", "nodes",
+                "design", "created", "503%", "local%", "mean%", "max%", "p99dev", "over", "msg/n/s", "KB/n/s",
+                "busiest", "createP95", "deadPl", "conv_s", "top contributors (messages/node/s)");
         CSVPrinter out = csv == null ? null : Csv.write(csv, "nodes", "design", "contributor", "messages_per_node_s",
                 "bytes_per_node_s");
         List<String> failures = new ArrayList<>();
@@ -168,6 +173,8 @@ public final class ScaleSimulation implements Callable<Integer> {
         String design;
         long created;
         long refused;
+        /** Creates placed on the node that received them: opened without an event-bus hop. */
+        long local;
         double meanUse;
         double maxUse;
         double p99Deviation;
@@ -194,8 +201,10 @@ public final class ScaleSimulation implements Callable<Integer> {
         }
 
         String line() {
-            return String.format("%-6d %-12s %8d %6.2f %6.1f %6.1f %6.1f %5d %9.1f %9.1f %8.0f %8.1f %7d %7.1f  %s",
-                    nodes, design, created, 100.0 * refused / Math.max(1, created + refused), meanUse, maxUse,
+            return String.format(
+                    "%-6d %-14s %8d %6.2f %6.1f %6.1f %6.1f %6.1f %5d %9.1f %9.1f %8.0f %8.1f %7d %7.1f  %s",
+                    nodes, design, created, 100.0 * refused / Math.max(1, created + refused),
+                    100.0 * local / Math.max(1, created), meanUse, maxUse,
                     p99Deviation, overCommits, messagesPerNodeSecond, bytesPerNodeSecond / 1024, busiestPerSecond,
                     createP95Millis, placedOnDead, convergedSeconds, topContributors(4));
         }
@@ -229,7 +238,7 @@ public final class ScaleSimulation implements Callable<Integer> {
         long warmup = (long) (3 * meanLifeMicros);
         long measured = (long) (2 * meanLifeMicros);
         List<Long> createMicros = new ArrayList<>();
-        long[] counts = new long[2]; // created, refused (counted in the measured window)
+        long[] counts = new long[3]; // created, refused, created where they arrived (counted in the measured window)
         boolean[] measuring = new boolean[1];
         long[] sessionNumber = new long[1];
 
@@ -270,6 +279,7 @@ public final class ScaleSimulation implements Callable<Integer> {
         result.busiestPerSecond = cluster.traffic.mostMessages() / seconds;
         result.created = counts[0];
         result.refused = counts[1];
+        result.local = counts[2];
         result.meanUse = mean(means);
         result.maxUse = mean(maxes);
         result.p99Deviation = Stats.percentile(deviations.stream().mapToDouble(Double::doubleValue).toArray(), 99);
@@ -365,6 +375,9 @@ public final class ScaleSimulation implements Callable<Integer> {
                         createMicros.add(cluster.time.micros() - started);
                     }
                     SimNode host = cluster.members[Integer.parseInt(placement.nodeId().substring("node-".length()))];
+                    if (measuring && host == router) {
+                        counts[2]++;
+                    }
                     SessionInfo pending = new SessionInfo(sessionId, kind.protocol(), SessionStatus.PENDING,
                             Instant.EPOCH, "target", 3389, "someone", user, user, 0, host.nodeId,
                             placement.chargedMb(), null, null).withRevision(1);

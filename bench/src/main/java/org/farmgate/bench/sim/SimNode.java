@@ -95,7 +95,7 @@ final class SimNode {
         this.ticketAnswerBytes = cluster.sizes.of(new TicketService.Ticket(BROWSER, null, time.instant()))
                 + Sizes.EVENT_BUS_FRAMING_BYTES;
         this.router = new SessionRouter(registry, time, heartbeat, heartbeat.multipliedBy(4), choices,
-                random.split());
+                random.split(), cluster.design.preferLocal() ? nodeId : null);
         // split whatever the design, so that designs alike below the sample's size run alike draw for draw
         HeartbeatRead sampler = new HeartbeatRead(registry, nodeId, random.split(), router::placements);
         this.reads = sampledRead ? sampler : null;

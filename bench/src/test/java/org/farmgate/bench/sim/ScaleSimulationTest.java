@@ -94,6 +94,25 @@ class ScaleSimulationTest {
         assertTrue(full.refused > 0, full.line());
     }
 
+    /**
+     * Each router preferring its own node: more sessions opened where their create arrived, so fewer opens cross
+     * the event bus, with the fullest node as full as before and nothing over-committed.
+     */
+    @Test
+    void routersPreferringTheirOwnNodeOpenMoreSessionsWhereTheyArriveAndPlaceAsWell() {
+        for (String design : new String[] {"rank-all", "sampled"}) {
+            ScaleSimulation.Result plain = run(10, design, "--session-seconds", "30");
+            ScaleSimulation.Result local = run(10, design + "-local", "--session-seconds", "30");
+            String lines = "\n" + plain.line() + "\n" + local.line();
+            assertTrue(local.local > 1.5 * plain.local, "opened where they arrived" + lines);
+            assertTrue(local.contributors.get("eventbus.open").messages
+                    < 0.8 * plain.contributors.get("eventbus.open").messages, "opens sent to another node" + lines);
+            assertEquals(0, local.overCommits, lines);
+            assertTrue(local.refused <= plain.refused + local.created / 1000, lines);
+            assertTrue(local.maxUse < plain.maxUse + 1, "the fullest node" + lines);
+        }
+    }
+
     private static double bytesPerMessage(ScaleSimulation.Result result, String contributor) {
         Traffic.Count count = result.contributors.get(contributor);
         return (double) count.bytes / count.messages;

@@ -75,6 +75,104 @@ class PlacementPolicyTest {
         assertEquals(expected, ranked);
     }
 
+    /** RDP costs 100 MB on these nodes: the receiving node goes first while it is within four sessions of the best. */
+    static Stream<Arguments> preferred() {
+        return Stream.of(
+                Arguments.of("within four sessions of the best: first", "b",
+                        List.of(Loads.node("a", 3000, 8000), Loads.node("b", 2750, 8000), Loads.node("c", 1000, 8000)),
+                        List.of("b", "a", "c")),
+                Arguments.of("exactly four sessions behind: first", "b",
+                        List.of(Loads.node("a", 3000, 8000), Loads.node("b", 2600, 8000)), List.of("b", "a")),
+                Arguments.of("more than four sessions behind: in its place", "b",
+                        List.of(Loads.node("a", 3000, 8000), Loads.node("b", 2599, 8000)), List.of("a", "b")),
+                Arguments.of("already the best", "a",
+                        List.of(Loads.node("a", 3000, 8000), Loads.node("b", 2990, 8000)), List.of("a", "b")),
+                Arguments.of("draining: no candidate at all", "b",
+                        List.of(Loads.node("a", 3000, 8000), Loads.node("b", 3000, 8000).withDrainRequested(true)),
+                        List.of("a")),
+                Arguments.of("the session does not fit there", "b",
+                        List.of(Loads.node("a", 150, 8000), Loads.node("b", 99, 8000)), List.of("a")),
+                Arguments.of("behind by its host's available memory, not its budget", "b",
+                        List.of(Loads.node("a", 3000, 8000), Loads.node("b", 9000, 2500)), List.of("a", "b")),
+                Arguments.of("no node preferred", null,
+                        List.of(Loads.node("a", 3000, 8000), Loads.node("b", 2950, 8000)), List.of("a", "b")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("preferred")
+    void ranksTheReceivingNodeFirstWhileItIsNearlyTheBest(String name, String preferred, List<NodeLoad> nodes,
+            List<String> expected) {
+        assertEquals(expected, PlacementPolicy.rank(nodes, Protocol.RDP, D, preferred).stream()
+                .map(PlacementPolicy.Candidate::nodeId).toList());
+        NodeLoad own = nodes.stream().filter(node -> node.nodeId().equals(preferred)).findFirst().orElse(null);
+        List<String> drawn = new ArrayList<>();
+        PlacementPolicy.sample(nodes, node -> true, Protocol.RDP, D, nodes.size(), new SplittableRandom(1), own)
+                .forEachRemaining(candidate -> drawn.add(candidate.nodeId()));
+        assertEquals(expected, drawn, "every node drawn: the same order");
+    }
+
+    /**
+     * A node that receives every request, and is preferred for it, takes one only while it is at most four sessions
+     * behind the emptiest node, so it is left at most five behind; the others take what it leaves, so the four stay
+     * as level as ranking alone keeps them, and with sessions ending anywhere meanwhile it never drifts further than
+     * those endings push it.
+     */
+    @Test
+    void aNodeThatReceivesEveryRequestTakesOneOnlyWithinFourSessionsOfTheEmptiest() {
+        Map<String, NodeLoad> nodes = new TreeMap<>();
+        List<String> ids = List.of("a", "b", "c", "d");
+        ids.forEach(id -> nodes.put(id, Loads.node(id, 100_000, 200_000)));
+        SplittableRandom random = new SplittableRandom(11);
+        Map<String, Integer> taken = new TreeMap<>();
+        long widest = 0;
+        for (int i = 0; i < 2000; i++) {
+            long emptiest = nodes.values().stream().mapToLong(NodeLoad::freeMb).max().orElseThrow();
+            NodeLoad node = nodes.get(PlacementPolicy.rank(nodes.values(), Protocol.RDP, D, "a").get(0).nodeId());
+            taken.merge(node.nodeId(), 1, Integer::sum);
+            nodes.put(node.nodeId(), node.withReservations(node.reservations().with(
+                    new Reservation("s" + i, Protocol.RDP, 100, false, Instant.EPOCH))));
+            if (node.nodeId().equals("a")) {
+                assertTrue(nodes.get("a").freeMb() >= emptiest - 500, "session " + i + ": the receiving node left "
+                        + nodes.get("a").freeMb() + " MB free, the emptiest had " + emptiest);
+            }
+            if (random.nextInt(2) == 0) { // a session somewhere ends
+                NodeLoad ending = nodes.get(ids.get(random.nextInt(ids.size())));
+                ending.reservations().entries().keySet().stream().sorted().findFirst().ifPresent(gone -> nodes.put(
+                        ending.nodeId(), ending.withReservations(ending.reservations().without(gone))));
+            }
+            widest = Math.max(widest, nodes.values().stream().mapToLong(NodeLoad::freeMb).max().orElseThrow()
+                    - nodes.get("a").freeMb());
+        }
+        ids.forEach(id -> assertEquals(500, taken.get(id), 60, "a quarter each: " + taken));
+        assertTrue(widest <= 900, "the receiving node at most " + widest + " MB behind the emptiest");
+    }
+
+    /**
+     * With a preferred node, it is always one of the two and the other is drawn evenly from the rest: behind the
+     * others by more than four sessions, it is never first and each other leads as often as it is drawn.
+     */
+    @Test
+    void thePreferredNodeIsAlwaysOneOfTheDrawnAndTheOthersAreDrawnEvenly() {
+        List<NodeLoad> nodes = List.of(Loads.node("a", 1000, 8000), Loads.node("b", 3000, 8000),
+                Loads.node("c", 2000, 8000), Loads.node("d", 4000, 8000));
+        Map<String, Integer> first = new TreeMap<>();
+        SplittableRandom random = new SplittableRandom(5);
+        for (int i = 0; i < 6000; i++) {
+            List<String> order = new ArrayList<>();
+            PlacementPolicy.sample(nodes, node -> true, Protocol.RDP, D, 2, random, nodes.get(0))
+                    .forEachRemaining(candidate -> order.add(candidate.nodeId()));
+            assertEquals("a", order.get(1), "drawn, and second: " + order);
+            first.merge(order.get(0), 1, Integer::sum);
+        }
+        assertEquals(Set.of("b", "c", "d"), first.keySet());
+        first.values().forEach(count -> assertEquals(2000, count, 200, first.toString()));
+        List<String> order = new ArrayList<>();
+        PlacementPolicy.sample(nodes, node -> !node.nodeId().equals("a"), Protocol.RDP, D, 2, random, nodes.get(0))
+                .forEachRemaining(candidate -> order.add(candidate.nodeId()));
+        assertEquals(3, order.size(), "a preferred node the router does not take is not drawn: " + order);
+        assertTrue(!order.contains("a"));
+    }
+
     /**
      * The best of d drawn first, then every other candidate best first. With 2 of 4 drawn evenly, a node leads as
      * often as pairs have it as their best: never the worst.
