@@ -29,11 +29,11 @@ import org.farmgate.model.Protocol;
  * <p>Both may prefer one node, the one the request came to: it goes first when it is {@linkplain #nearlyBest
  * nearly the best} (at most {@value #PREFERRED_WITHIN_SESSIONS} sessions behind it), and it is always one of the d
  * drawn. A session placed where its create arrived is opened without a hop to another node, and so is its delete
- * when the client comes back to the same node. Under a balancer that
- * spreads requests evenly the receiving node is a uniform draw itself, so "it and d - 1 others at random" is a uniform
- * draw of d, and the balance of d choices is unchanged; under one that sends everything to one node, that node is
- * still compared with another each time and takes the session only when it is nearly the emptier. Routers whose
- * snapshots are equally stale each prefer a different node, which herds them less than "the best" does.
+ * when the client comes back to the same node. Under a balancer that spreads requests evenly the receiving node is a
+ * uniform draw itself, so "it and d - 1 others at random" is a uniform draw of d, and the balance of d choices is
+ * unchanged; under one that sends everything to one node, that node is still compared with another each time and
+ * takes the session only when it is nearly the emptier. Routers whose snapshots are equally stale each prefer a
+ * different node, which herds them less than "the best" does.
  */
 public final class PlacementPolicy {
 
@@ -143,7 +143,7 @@ public final class PlacementPolicy {
             int picked = moved.getOrDefault(j, j);
             moved.put(j, moved.getOrDefault(i, i));
             NodeLoad node = nodes.get(picked);
-            Candidate candidate = node != null && !node.nodeId().equals(preferredId) && eligible.test(node)
+            Candidate candidate = node != null && !drawnIds.contains(node.nodeId()) && eligible.test(node)
                     ? candidate(node, protocol, display) : null;
             if (candidate != null) {
                 drawn.add(candidate);
