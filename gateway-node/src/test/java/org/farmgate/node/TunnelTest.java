@@ -6,11 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.MultiMap;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.internal.VertxInternal;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.farmgate.model.Protocol;
 import org.farmgate.model.SessionInfo;
 import org.farmgate.model.SessionStatus;
@@ -371,6 +375,45 @@ class TunnelTest {
         MultiMap same = MultiMap.caseInsensitiveMultiMap().add("Origin", "http://127.0.0.1:" + node.port());
         try (WsClient ws = node.connectRaw(session.wsUrl() + "?ticket=" + node.ticket(TestNode.ADMIN), same)) {
             ws.awaitInstruction("sync");
+        }
+        node.assertNothingLeaks();
+    }
+
+    /**
+     * An attach is answered without a blocking thread: with every one of the node's busy (the worker pool, and
+     * Vert.x's own for file access), a WebSocket still opens and relays. It once passed the pages' handler first,
+     * which looked a file up for its path on Vert.x's blocking pool, behind whatever else waited there.
+     */
+    @Test
+    void anAttachDoesNotWaitForABlockingThread() throws Exception {
+        node = TestNode.start();
+        SessionInfo session = node.sshSession();
+        VertxInternal vertx = (VertxInternal) node.node.runtime().vertx();
+        int threads = VertxOptions.DEFAULT_WORKER_POOL_SIZE + VertxOptions.DEFAULT_INTERNAL_BLOCKING_POOL_SIZE;
+        CountDownLatch busy = new CountDownLatch(threads);
+        CountDownLatch release = new CountDownLatch(1);
+        Runnable hold = () -> {
+            busy.countDown();
+            try {
+                release.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try {
+            for (int i = 0; i < VertxOptions.DEFAULT_WORKER_POOL_SIZE; i++) {
+                vertx.workerPool().executor().execute(hold);
+            }
+            for (int i = 0; i < VertxOptions.DEFAULT_INTERNAL_BLOCKING_POOL_SIZE; i++) {
+                vertx.internalWorkerPool().executor().execute(hold);
+            }
+            assertTrue(busy.await(10, TimeUnit.SECONDS), "every blocking thread is taken");
+            MultiMap headers = MultiMap.caseInsensitiveMultiMap().add("X-API-Key", TestNode.ADMIN);
+            try (WsClient ws = node.connectRaw(session.wsUrl(), headers)) {
+                ws.awaitInstruction("sync");
+            }
+        } finally {
+            release.countDown();
         }
         node.assertNothingLeaks();
     }

@@ -43,12 +43,13 @@ public final class WireTables {
 
     /**
      * A multi-byte character at every offset of a run of ASCII, so that it falls at every place of the scanner's
-     * eight-byte words, and a run ending exactly where the element does.
+     * 64-byte blocks and of the eight-byte words after them, and a run ending exactly where the element does.
      */
     private static Stream<Arguments> asciiRunsAroundACharacter() {
-        return IntStream.rangeClosed(0, 17).mapToObj(k -> {
-            String value = "a".repeat(k) + "é" + "b".repeat(17 - k);
-            return valid("4.name,18." + value + ",16." + "c".repeat(16) + ";",
+        int run = 73;
+        return IntStream.rangeClosed(0, run).mapToObj(k -> {
+            String value = "a".repeat(k) + "é" + "b".repeat(run - k);
+            return valid("4.name," + (run + 1) + "." + value + ",16." + "c".repeat(16) + ";",
                     Instruction.of("name", value, "c".repeat(16)));
         });
     }

@@ -57,7 +57,9 @@ public final class HaproxyProcess implements AutoCloseable {
                 "defaults",
                 "  mode http",
                 "  log global",
-                "  log-format \"%ci %b/%s %ST %HM %HU\"",
+                // the server's part of a request's time, %Tr (its answer's headers, a WebSocket's 101 too), beside
+                // the client's own figures
+                "  log-format \"%ci %b/%s %ST %HM %HU %Tc %Tr\"",
                 "  timeout connect 5s",
                 "  timeout client 60s",
                 "  timeout server 60s",
