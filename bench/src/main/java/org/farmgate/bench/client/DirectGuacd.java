@@ -24,23 +24,35 @@ public final class DirectGuacd {
     public record Connected(NetSocket socket, Buffer rest) {
     }
 
+    private static final long HANDSHAKE_MS = 20_000;
+
     private DirectGuacd() {
     }
 
     public static Future<Connected> connect(Vertx vertx, String host, int port, String protocol,
             Map<String, String> values) {
         return vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true)).connect(port, host)
-                .compose(socket -> handshake(socket, protocol, values));
+                .compose(socket -> handshake(vertx, socket, protocol, values));
     }
 
-    private static Future<Connected> handshake(NetSocket socket, String protocol, Map<String, String> values) {
+    /** Fails with what it saw when guacd closes, errs or does not say {@code ready} within 20 s. */
+    private static Future<Connected> handshake(Vertx vertx, NetSocket socket, String protocol,
+            Map<String, String> values) {
         Promise<Connected> done = Promise.promise();
         GuacamoleParser parser = new GuacamoleParser(WireLimits.FROM_GUACD);
         boolean[] ready = {false};
+        String[] seen = {"nothing"};
+        socket.closeHandler(ignored -> done.tryFail("guacd closed the connection before ready, after " + seen[0]));
+        socket.exceptionHandler(error -> done.tryFail("the connection to guacd failed before ready, after "
+                + seen[0] + ": " + error));
+        long timer = vertx.setTimer(HANDSHAKE_MS, ignored -> done.tryFail("guacd said no ready within "
+                + HANDSHAKE_MS + " ms, after " + seen[0]));
+        done.future().onComplete(ignored -> vertx.cancelTimer(timer)).onFailure(ignored -> socket.close());
         socket.handler(chunk -> {
             byte[] bytes = chunk.getBytes();
             try {
                 int stop = parser.feedUntil(bytes, 0, bytes.length, instruction -> {
+                    seen[0] = instruction.opcode();
                     if (instruction.opcode().equals("args")) {
                         socket.write(connect(instruction.args(), values));
                     } else if (instruction.opcode().equals("ready")) {
@@ -52,6 +64,8 @@ public final class DirectGuacd {
                 if (ready[0]) {
                     socket.pause();
                     socket.handler(null);
+                    socket.closeHandler(null);
+                    socket.exceptionHandler(null);
                     done.tryComplete(new Connected(socket, Buffer.buffer(bytes).getBuffer(stop, bytes.length)));
                 }
             } catch (WireFormatException e) {
