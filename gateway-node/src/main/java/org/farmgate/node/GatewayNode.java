@@ -319,13 +319,12 @@ public final class GatewayNode {
                 config.defaultTimezone().getId(), config.connections().stallTimeout(), shares, metrics);
         router.get("/metrics").handler(ctx -> ctx.response()
                 .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
-        // Before the pages: a WebSocket that passed through the static handler first had a file looked up for its
-        // path on Vert.x's blocking pool, several milliseconds of every attach and more behind other blocking work
-        // (bench/RESULTS.md, issue 26, item 5).
         tunnels.mount(router);
         // The browser pages: the client at /, the capacity view at /admin.html (tokens never appear in URLs
         // sent to the server: they travel in the fragment and then live in sessionStorage). GET and HEAD only, so
-        // a wrong method on an API path still answers 405 rather than falling through to a static 404.
+        // a wrong method on an API path still answers 405 rather than falling through to a static 404. Mounted
+        // last: the handler looks a file up for every GET it sees, on Vert.x's blocking pool, which cost every
+        // WebSocket attach several milliseconds while the tunnel came after it (bench/RESULTS.md, issue 26).
         router.route("/*").method(HttpMethod.GET).method(HttpMethod.HEAD).handler(StaticHandler.create("webroot").setCachingEnabled(false));
         this.relayRouter = Router.router(vertx);
         tunnels.mountRelay(relayRouter);

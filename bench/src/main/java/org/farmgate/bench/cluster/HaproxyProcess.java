@@ -57,8 +57,8 @@ public final class HaproxyProcess implements AutoCloseable {
                 "defaults",
                 "  mode http",
                 "  log global",
-                // the server's part of a request's time, %Tr (its answer's headers, a WebSocket's 101 too), beside
-                // the client's own figures
+                // the node's part of a request's time, beside the client's own figures: %Tc to connect to it, %Tr
+                // until its answer's headers (a WebSocket's 101 too)
                 "  log-format \"%ci %b/%s %ST %HM %HU %Tc %Tr\"",
                 "  timeout connect 5s",
                 "  timeout client 60s",

@@ -39,7 +39,7 @@ class DirectGuacdTest {
     }
 
     @Test
-    void aGuacdThatSaysReadyHandsOverTheSocketWithWhatFollowedIt() throws Exception {
+    void aGuacdThatSaysReadyHandsOverTheSocket() throws Exception {
         SyntheticGuacd guacd = SyntheticGuacd.start(vertx, new SyntheticGuacdOptions()).await(10, TimeUnit.SECONDS);
         DirectGuacd.Connected connected = DirectGuacd.connect(vertx, "127.0.0.1", guacd.port(), "ssh",
                 Map.of("hostname", "127.0.0.1")).await(10, TimeUnit.SECONDS);
